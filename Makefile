@@ -1,0 +1,41 @@
+# easyai — developer entry points. `make help` lists them.
+SHELL := /usr/bin/env bash
+.DEFAULT_GOAL := help
+
+GO ?= go
+
+.PHONY: help
+help: ## Show the targets.
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+.PHONY: test
+test: ## Unit tests, then the end-to-end suite on the local cluster (started and stopped if none runs).
+	hack/test.sh
+
+.PHONY: test-unit
+test-unit: ## Unit tests only (no cluster).
+	hack/test.sh unit
+
+.PHONY: test-e2e
+test-e2e: ## End-to-end tests only (starts the local cluster if none runs).
+	hack/test.sh e2e
+
+.PHONY: cluster-build
+cluster-build: ## Build the local cluster's binaries into .cache (once per version).
+	hack/cluster/build.sh
+
+.PHONY: cluster-up
+cluster-up: ## Start the local Kubernetes cluster (etcd, control plane, kwok GPU nodes, Volcano, training-operator).
+	hack/cluster/up.sh
+
+.PHONY: cluster-down
+cluster-down: ## Stop exactly the processes cluster-up started.
+	hack/cluster/down.sh
+
+.PHONY: cluster-env
+cluster-env: ## Print `export KUBECONFIG=...` for the local cluster: eval "$$(make -s cluster-env)".
+	@hack/cluster/env.sh
+
+.PHONY: demo
+demo: ## Submit the TF example to the local cluster and watch it run to success.
+	hack/demo.sh

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Shared settings of the local development cluster scripts. Sourced, not run.
+#
+# Everything lives under one cache directory (git-ignored):
+#   $EASYAI_CACHE_DIR/bin/<component>-<version>-<hash>/   built binaries, reused across runs
+#   $EASYAI_CLUSTER_DIR/                                  one running cluster: pki, kubeconfig,
+#                                                         etcd data, logs, pids, kwok files
+set -euo pipefail
+
+CLUSTER_HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$CLUSTER_HACK_DIR/../.." && pwd)
+TOOLS_DIR=$CLUSTER_HACK_DIR/tools
+MANIFESTS_DIR=$CLUSTER_HACK_DIR/manifests
+
+EASYAI_CACHE_DIR=${EASYAI_CACHE_DIR:-$REPO_ROOT/.cache}
+EASYAI_CLUSTER_DIR=${EASYAI_CLUSTER_DIR:-$EASYAI_CACHE_DIR/cluster}
+BIN_CACHE=$EASYAI_CACHE_DIR/bin
+
+PKI_DIR=$EASYAI_CLUSTER_DIR/pki
+LOG_DIR=$EASYAI_CLUSTER_DIR/logs
+PID_DIR=$EASYAI_CLUSTER_DIR/pids
+KUBECONFIG_FILE=$EASYAI_CLUSTER_DIR/admin.kubeconfig
+# Directory a test may fill with log files, exec working directories etc.;
+# kwok serves files from here, so it must be readable by the kwok process.
+KWOK_FILES_DIR=$EASYAI_CLUSTER_DIR/kwok
+
+# Ports, all on 127.0.0.1, chosen away from every component's default.
+HOST=127.0.0.1
+ETCD_CLIENT_PORT=${EASYAI_ETCD_PORT:-32379}
+ETCD_PEER_PORT=$((ETCD_CLIENT_PORT + 1))
+APISERVER_PORT=${EASYAI_APISERVER_PORT:-36443}
+KCM_PORT=30257
+SCHEDULER_PORT=30259
+KWOK_PORT=30250
+TRAINING_OPERATOR_PROBE_PORT=30081
+TRAINING_OPERATOR_WEBHOOK_PORT=30443
+VOLCANO_SCHEDULER_METRICS_PORT=30080
+VOLCANO_SCHEDULER_HEALTH_PORT=30082
+VOLCANO_CONTROLLER_HEALTH_PORT=30083
+VOLCANO_WEBHOOK_PORT=30444
+VOLCANO_WEBHOOK_HEALTH_PORT=30084
+
+FAKE_NODES=${EASYAI_FAKE_NODES:-4}
+FAKE_NODE_GPUS=${EASYAI_FAKE_NODE_GPUS:-8}
+FAKE_NODE_CPU=${EASYAI_FAKE_NODE_CPU:-64}
+FAKE_NODE_MEMORY=${EASYAI_FAKE_NODE_MEMORY:-512Gi}
+
+log() { printf '[cluster %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# module_version DIR MODULE: the version of MODULE that the wrapper module in DIR requires.
+module_version() {
+  (cd "$1" && go list -m -f '{{.Version}}' "$2")
+}
+
+# tools_hash DIR: a short hash of a wrapper module's own files, so that editing
+# a wrapper (a new version, a changed main.go) builds into a new cache entry.
+tools_hash() {
+  (cd "$1" && cat go.mod go.sum ./*.go 2>/dev/null | sha256sum | cut -c1-10)
+}
+
+# component_dir NAME MODULE: the cache directory of one component's binaries.
+component_dir() {
+  local dir=$TOOLS_DIR/$1
+  printf '%s/%s-%s-%s' "$BIN_CACHE" "$1" "$(module_version "$dir" "$2")" "$(tools_hash "$dir")"
+}
+
+kube_bin_dir()              { component_dir kube k8s.io/kubernetes; }
+etcd_bin_dir()              { component_dir etcd go.etcd.io/etcd/server/v3; }
+kwok_bin_dir()              { component_dir kwok sigs.k8s.io/kwok; }
+volcano_bin_dir()           { component_dir volcano volcano.sh/volcano; }
+training_operator_bin_dir() { component_dir training-operator github.com/kubeflow/training-operator; }
+
+# module_dir DIR MODULE: where the Go module cache holds MODULE's source (for CRDs and stages).
+module_dir() {
+  (cd "$1" && go mod download -json "$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+}
+
+kubectl() { "$(kube_bin_dir)/kubectl" --kubeconfig "$KUBECONFIG_FILE" "$@"; }
+
+pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+
+# cluster_running: true when every recorded process of the cluster is alive.
+cluster_running() {
+  [ -d "$PID_DIR" ] || return 1
+  local f any=1
+  for f in "$PID_DIR"/*.pid; do
+    [ -e "$f" ] || return 1
+    pid_alive "$(cat "$f")" || return 1
+    any=0
+  done
+  return $any
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Starts the local development cluster: etcd, kube-apiserver, controller-manager,
+# scheduler, kwok with fake GPU nodes, Volcano and the training-operator, all as
+# processes on 127.0.0.1 whose PIDs are recorded for down.sh. Builds whatever
+# binary the cache lacks first. Does nothing when the cluster already runs.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if cluster_running; then
+  log "already running; KUBECONFIG=$KUBECONFIG_FILE"
+  exit 0
+fi
+if [ -d "$PID_DIR" ]; then
+  log "a previous cluster is partly running; stopping it first"
+  "$CLUSTER_HACK_DIR/down.sh"
+fi
+
+command -v openssl >/dev/null || die "openssl is needed (apt-get install openssl)"
+command -v curl >/dev/null || die "curl is needed (apt-get install curl)"
+
+"$CLUSTER_HACK_DIR/build.sh"
+start_all=$SECONDS
+
+KUBE_BIN=$(kube_bin_dir)
+ETCD_BIN=$(etcd_bin_dir)
+KWOK_BIN=$(kwok_bin_dir)
+VOLCANO_BIN=$(volcano_bin_dir)
+TRAINING_OPERATOR_BIN=$(training_operator_bin_dir)
+KWOK_SRC=$(module_dir "$TOOLS_DIR/kwok" sigs.k8s.io/kwok)
+TRAINING_OPERATOR_SRC=$(module_dir "$TOOLS_DIR/training-operator" github.com/kubeflow/training-operator)
+VOLCANO_SRC=$(module_dir "$TOOLS_DIR/volcano" volcano.sh/volcano)
+
+rm -rf "$EASYAI_CLUSTER_DIR"
+mkdir -p "$LOG_DIR" "$PID_DIR" "$KWOK_FILES_DIR"
+"$CLUSTER_HACK_DIR/pki.sh"
+
+# A failed start leaves nothing running behind it.
+trap 'status=$?; if [ $status != 0 ]; then log "start failed; logs are in $LOG_DIR"; "$CLUSTER_HACK_DIR/down.sh"; fi' EXIT
+
+# start NAME BINARY ARGS...: runs BINARY in a session of its own (so that
+# down.sh can end it with every child it spawned) and records its PID.
+start() {
+  local name=$1; shift
+  setsid "$@" >"$LOG_DIR/$name.log" 2>&1 </dev/null &
+  echo $! >"$PID_DIR/$name.pid"
+}
+
+# wait_for WHAT SECONDS COMMAND...: retries COMMAND until it succeeds.
+wait_for() {
+  local what=$1 limit=$2 start=$SECONDS; shift 2
+  until "$@" >/dev/null 2>&1; do
+    if [ $((SECONDS - start)) -ge "$limit" ]; then die "$what not ready after ${limit}s"; fi
+    sleep 0.5
+  done
+}
+
+https_ok() { curl -fsS --max-time 2 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/admin.crt" --key "$PKI_DIR/admin.key" "$1"; }
+http_ok() { curl -fsS --max-time 2 "$1"; }
+insecure_ok() { curl -fsSk --max-time 2 "$1"; }
+
+cat >"$KUBECONFIG_FILE" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: easyai-dev
+  cluster:
+    server: https://$HOST:$APISERVER_PORT
+    certificate-authority: $PKI_DIR/ca.crt
+users:
+- name: easyai-dev-admin
+  user:
+    client-certificate: $PKI_DIR/admin.crt
+    client-key: $PKI_DIR/admin.key
+contexts:
+- name: easyai-dev
+  context:
+    cluster: easyai-dev
+    user: easyai-dev-admin
+    namespace: default
+current-context: easyai-dev
+KUBECONFIG
+
+log "starting etcd"
+start etcd "$ETCD_BIN/server" \
+  --name easyai-dev --data-dir "$EASYAI_CLUSTER_DIR/etcd" \
+  --listen-client-urls "http://$HOST:$ETCD_CLIENT_PORT" --advertise-client-urls "http://$HOST:$ETCD_CLIENT_PORT" \
+  --listen-peer-urls "http://$HOST:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://$HOST:$ETCD_PEER_PORT" \
+  --initial-cluster "easyai-dev=http://$HOST:$ETCD_PEER_PORT" \
+  --unsafe-no-fsync --log-level warn
+wait_for etcd 30 http_ok "http://$HOST:$ETCD_CLIENT_PORT/health"
+
+log "starting kube-apiserver"
+start kube-apiserver "$KUBE_BIN/kube-apiserver" \
+  --etcd-servers "http://$HOST:$ETCD_CLIENT_PORT" \
+  --bind-address "$HOST" --advertise-address "$HOST" --secure-port "$APISERVER_PORT" \
+  --endpoint-reconciler-type none \
+  --tls-cert-file "$PKI_DIR/apiserver.crt" --tls-private-key-file "$PKI_DIR/apiserver.key" \
+  --client-ca-file "$PKI_DIR/ca.crt" \
+  --authorization-mode RBAC \
+  --service-account-key-file "$PKI_DIR/sa.pub" --service-account-signing-key-file "$PKI_DIR/sa.key" \
+  --service-account-issuer https://kubernetes.default.svc \
+  --service-cluster-ip-range 10.96.0.0/16 \
+  --kubelet-client-certificate "$PKI_DIR/admin.crt" --kubelet-client-key "$PKI_DIR/admin.key" \
+  --kubelet-preferred-address-types InternalIP \
+  --allow-privileged=true --profiling=false
+wait_for kube-apiserver 60 https_ok "https://$HOST:$APISERVER_PORT/readyz"
+
+log "installing CRDs (kwok, training-operator, Volcano) and webhook configurations"
+kubectl apply --server-side -f "$KWOK_SRC/kustomize/crd/bases" >/dev/null
+kubectl apply --server-side -f "$TRAINING_OPERATOR_SRC/manifests/base/crds" >/dev/null
+kubectl apply --server-side -f "$VOLCANO_SRC/config/crd/volcano/bases" -f "$VOLCANO_SRC/config/crd/jobflow/bases" >/dev/null
+CA_BUNDLE=$(base64 -w0 <"$PKI_DIR/ca.crt")
+export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT
+envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null
+kubectl wait --for condition=Established --timeout 60s crd --all >/dev/null
+
+log "starting kube-controller-manager and kube-scheduler"
+start kube-controller-manager "$KUBE_BIN/kube-controller-manager" \
+  --kubeconfig "$KUBECONFIG_FILE" --authentication-kubeconfig "$KUBECONFIG_FILE" --authorization-kubeconfig "$KUBECONFIG_FILE" \
+  --bind-address "$HOST" --secure-port "$KCM_PORT" --leader-elect=false \
+  --service-account-private-key-file "$PKI_DIR/sa.key" --root-ca-file "$PKI_DIR/ca.crt" \
+  --use-service-account-credentials=false --profiling=false
+start kube-scheduler "$KUBE_BIN/kube-scheduler" \
+  --kubeconfig "$KUBECONFIG_FILE" --authentication-kubeconfig "$KUBECONFIG_FILE" --authorization-kubeconfig "$KUBECONFIG_FILE" \
+  --bind-address "$HOST" --secure-port "$SCHEDULER_PORT" --leader-elect=false --profiling=false
+
+log "starting kwok with $FAKE_NODES fake nodes of $FAKE_NODE_GPUS GPUs each"
+export KWOK_PORT
+envsubst <"$MANIFESTS_DIR/kwok.yaml" >"$EASYAI_CLUSTER_DIR/kwok.yaml"
+kubectl apply -f "$KWOK_SRC/kustomize/stage/node/fast/node-initialize.yaml" \
+  -f "$KWOK_SRC/kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
+  -f "$KWOK_SRC/kustomize/stage/pod/fast/pod-ready.yaml" \
+  -f "$KWOK_SRC/kustomize/stage/pod/fast/pod-delete.yaml" \
+  -f "$MANIFESTS_DIR/stages.yaml" >/dev/null
+start kwok "$KWOK_BIN/kwok" --kubeconfig "$KUBECONFIG_FILE" --config "$EASYAI_CLUSTER_DIR/kwok.yaml"
+export NODE_CPU=$FAKE_NODE_CPU NODE_MEMORY=$FAKE_NODE_MEMORY NODE_GPUS=$FAKE_NODE_GPUS
+for i in $(seq 0 $((FAKE_NODES - 1))); do
+  NODE_NAME=kwok-node-$i envsubst <"$MANIFESTS_DIR/node.yaml"
+  echo "---"
+done | kubectl apply -f - >/dev/null
+
+log "starting Volcano scheduler and controller-manager"
+start vc-scheduler "$VOLCANO_BIN/scheduler" \
+  --kubeconfig "$KUBECONFIG_FILE" --scheduler-conf "$MANIFESTS_DIR/volcano-scheduler.conf" \
+  --listen-address "$HOST:$VOLCANO_SCHEDULER_METRICS_PORT" \
+  --enable-healthz --healthz-address "$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT" \
+  --leader-elect=false --schedule-period 500ms --cache-dumper=false --logtostderr -v 2
+start vc-controller-manager "$VOLCANO_BIN/controller-manager" \
+  --kubeconfig "$KUBECONFIG_FILE" --enable-healthz --healthz-address "$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT" \
+  --leader-elect=false --logtostderr -v 2
+
+log "starting the training-operator (gang scheduling through Volcano)"
+start training-operator "$TRAINING_OPERATOR_BIN/training-operator" \
+  --kubeconfig "$KUBECONFIG_FILE" \
+  --health-probe-bind-address "$HOST:$TRAINING_OPERATOR_PROBE_PORT" \
+  --webhook-port "$TRAINING_OPERATOR_WEBHOOK_PORT" --webhook-cert-dir "$PKI_DIR/webhook-certs" \
+  --gang-scheduler-name volcano
+
+log "waiting for the components to be ready"
+wait_for kube-controller-manager 60 insecure_ok "https://$HOST:$KCM_PORT/healthz"
+wait_for kube-scheduler 60 insecure_ok "https://$HOST:$SCHEDULER_PORT/healthz"
+wait_for vc-scheduler 60 http_ok "http://$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT/healthz"
+wait_for vc-controller-manager 60 http_ok "http://$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT/healthz"
+wait_for training-operator 60 http_ok "http://$HOST:$TRAINING_OPERATOR_PROBE_PORT/readyz"
+kubectl wait --for condition=Ready --timeout 60s node --all >/dev/null
+wait_for "volcano default queue" 60 kubectl get queue default
+wait_for "default service account" 60 kubectl -n default get serviceaccount default
+
+for f in "$PID_DIR"/*.pid; do
+  pid_alive "$(cat "$f")" || die "$(basename "$f" .pid) exited; see $LOG_DIR/$(basename "$f" .pid).log"
+done
+log "ready in $((SECONDS - start_all))s: export KUBECONFIG=$KUBECONFIG_FILE"
