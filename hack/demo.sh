@@ -55,7 +55,8 @@ kubectl -n "$ns" get pods -l "training.kubeflow.org/job-name=$job" \
   -o custom-columns='REPLICA:.metadata.labels.training\.kubeflow\.org/replica-type,INDEX:.metadata.labels.training\.kubeflow\.org/replica-index,POD:.metadata.name,STATUS:.status.phase,NODE:.spec.nodeName'
 
 say "logs of worker-0 (following until it exits)"
-kubectl -n "$ns" logs -f "$job-worker-0" --pod-running-timeout=60s &
+# The binary itself, not the kubectl shell function: $! must be its PID.
+"$(kube_bin_dir)/kubectl" --kubeconfig "$KUBECONFIG_FILE" -n "$ns" logs -f "$job-worker-0" &
 follower=$!
 kubectl -n "$ns" wait --for condition=Succeeded --timeout 120s "tfjob/$job" >/dev/null
 kill "$follower" 2>/dev/null || true

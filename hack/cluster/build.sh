@@ -15,6 +15,15 @@ command_name() {
   esac
 }
 
+# running_from DIR: some process runs a binary of DIR (a cluster still up).
+running_from() {
+  local exe
+  for exe in /proc/[0-9]*/exe; do
+    case "$(readlink "$exe" 2>/dev/null)" in "$1"/*) return 0 ;; esac
+  done
+  return 1
+}
+
 # build NAME BINDIR LDFLAGS PKG...: go build the packages' commands into BINDIR
 # unless every one is already there.
 build() {
@@ -29,6 +38,11 @@ build() {
     || { rm -rf "$tmp"; die "$name: build failed"; }
   rm -rf "$dir" && mv "$tmp" "$dir"
   log "$name: built in $((SECONDS - start))s"
+  # Builds of other versions of the component are not needed any more.
+  local old
+  for old in "$BIN_CACHE/$name"-*; do
+    [ "$old" = "$dir" ] || [ ! -d "$old" ] || running_from "$old" || rm -rf "$old"
+  done
 }
 
 kube_version=$(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes)

@@ -15,24 +15,36 @@ ours() {
   case "$exe" in "$BIN_CACHE"/*) return 0 ;; *) return 1 ;; esac
 }
 
+# stop NAME...: asks the processes to end together, waits up to 10s, then
+# kills what is left, with every child of their sessions (kwok's exec commands).
 stop() {
-  local name=$1 file="$PID_DIR/$1.pid" pid
-  [ -f "$file" ] || return 0
-  pid=$(cat "$file")
-  if pid_alive "$pid" && ours "$pid"; then
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 40); do pid_alive "$pid" || break; sleep 0.25; done
-    if pid_alive "$pid"; then
-      log "$name did not stop in 10s; killing it"
-      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  local name pid pids=() names=()
+  for name in "$@"; do
+    [ -f "$PID_DIR/$name.pid" ] || continue
+    pid=$(cat "$PID_DIR/$name.pid")
+    if pid_alive "$pid" && ours "$pid"; then
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid") names+=("$name")
     fi
-  fi
-  # Children of the session (kwok's exec commands) go too.
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  rm -f "$file"
+  done
+  local i
+  for _ in $(seq 1 40); do
+    local alive=0
+    for pid in "${pids[@]}"; do pid_alive "$pid" && alive=1; done
+    [ $alive = 1 ] || break
+    sleep 0.25
+  done
+  for i in "${!pids[@]}"; do
+    if pid_alive "${pids[$i]}"; then log "${names[$i]} did not stop in 10s; killing it"; fi
+    kill -KILL -- "-${pids[$i]}" 2>/dev/null || true
+  done
+  for name in "$@"; do rm -f "$PID_DIR/$name.pid"; done
 }
 
-for name in "${order[@]}"; do stop "$name"; done
+# The clients of the API server together, then the API server, then etcd.
+stop "${order[@]:0:6}"
+stop kube-apiserver
+stop etcd
 for file in "$PID_DIR"/*.pid; do [ -e "$file" ] && stop "$(basename "$file" .pid)"; done
 rmdir "$PID_DIR" 2>/dev/null || true
 log "stopped (logs kept in $LOG_DIR)"

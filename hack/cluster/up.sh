@@ -44,10 +44,15 @@ start() {
   echo $! >"$PID_DIR/$name.pid"
 }
 
-# wait_for WHAT SECONDS COMMAND...: retries COMMAND until it succeeds.
+# wait_for WHAT SECONDS COMMAND...: retries COMMAND until it succeeds; gives
+# up early when WHAT is a process of ours that exited.
 wait_for() {
   local what=$1 limit=$2 start=$SECONDS; shift 2
   until "$@" >/dev/null 2>&1; do
+    if [ -f "$PID_DIR/$what.pid" ] && ! pid_alive "$(cat "$PID_DIR/$what.pid")"; then
+      tail -n 20 "$LOG_DIR/$what.log" >&2
+      die "$what exited; its log is $LOG_DIR/$what.log"
+    fi
     if [ $((SECONDS - start)) -ge "$limit" ]; then die "$what not ready after ${limit}s"; fi
     sleep 0.5
   done
@@ -105,9 +110,11 @@ start kube-apiserver "$KUBE_BIN/kube-apiserver" \
 wait_for kube-apiserver 60 https_ok "https://$HOST:$APISERVER_PORT/readyz"
 
 log "installing CRDs (kwok, training-operator, Volcano) and webhook configurations"
-kubectl apply --server-side -f "$KWOK_SRC/kustomize/crd/bases" >/dev/null
-kubectl apply --server-side -f "$TRAINING_OPERATOR_SRC/manifests/base/crds" >/dev/null
-kubectl apply --server-side -f "$VOLCANO_SRC/config/crd/volcano/bases" -f "$VOLCANO_SRC/config/crd/jobflow/bases" >/dev/null
+# (Server-side: the CRDs are too large for the last-applied annotation.)
+apply_files() { local args=() f; for f in "$@"; do args+=(-f "$f"); done; kubectl apply --server-side "${args[@]}" >/dev/null; }
+apply_files "$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml \
+  "$TRAINING_OPERATOR_SRC"/manifests/base/crds/kubeflow.org_*.yaml \
+  "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml
 CA_BUNDLE=$(base64 -w0 <"$PKI_DIR/ca.crt")
 export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT
 envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null

@@ -40,8 +40,8 @@ type Cluster struct {
 }
 
 var (
-	once     sync.Once
-	shared   *Cluster
+	once      sync.Once
+	shared    *Cluster
 	sharedErr error
 )
 

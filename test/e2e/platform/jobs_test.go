@@ -88,6 +88,8 @@ func TestTFJobWithPSAndWorkersRunsToSuccess(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "mnist", Namespace: ns},
 		Spec: kubeflowv1.TFJobSpec{
 			RunPolicy: kubeflowv1.RunPolicy{CleanPodPolicy: ptr.To(kubeflowv1.CleanPodPolicyRunning)},
+			// The default policy succeeds when worker 0 is done; this one waits for all.
+			SuccessPolicy: ptr.To(kubeflowv1.SuccessPolicyAllWorkers),
 			TFReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
 				kubeflowv1.TFJobReplicaTypePS:     replica(1, -1, 0, 0, "tensorflow"),
 				kubeflowv1.TFJobReplicaTypeWorker: replica(2, 0, 4*time.Second, 1, "tensorflow"),

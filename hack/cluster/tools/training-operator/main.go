@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -41,7 +40,6 @@ func main() {
 }
 
 func run() error {
-	kubeconfig := flag.String("kubeconfig", "", "path to the kubeconfig of the cluster")
 	probeAddr := flag.String("health-probe-bind-address", "127.0.0.1:0", "address of /healthz and /readyz")
 	webhookHost := flag.String("webhook-host", "127.0.0.1", "address the webhook server listens on")
 	webhookPort := flag.Int("webhook-port", 0, "port of the webhook server (0: no webhooks)")
@@ -65,7 +63,8 @@ func run() error {
 	utilruntime.Must(kubeflowv1.AddToScheme(scheme))
 	utilruntime.Must(volcanoscheduling.AddToScheme(scheme))
 
-	restConfig, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	// controller-runtime registers --kubeconfig itself.
+	restConfig, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}

@@ -1,0 +1,100 @@
+// Package job is easyai's kind-neutral view of a training job: its state, its
+// replicas, and the labels and annotations that carry everything easyai needs
+// to know about it later (docs/labels.md). Every kind maps its objects to this
+// model, so list, get and the waiting commands treat all kinds alike.
+package job
+
+import (
+	"time"
+)
+
+// State is a job's state in easyai's state machine.
+type State string
+
+// The states of a job. Queued: accepted but waiting for resources or its
+// queue (e.g. an unschedulable gang); Pending: being scheduled or started;
+// Suspended: stopped by the user and resumable.
+const (
+	Queued    State = "Queued"
+	Pending   State = "Pending"
+	Running   State = "Running"
+	Succeeded State = "Succeeded"
+	Failed    State = "Failed"
+	Suspended State = "Suspended"
+	Unknown   State = "Unknown"
+)
+
+// States lists every state, in the order of the state machine.
+var States = []State{Queued, Pending, Running, Succeeded, Failed, Suspended, Unknown}
+
+// Final reports whether the job will not change state any more by itself.
+func (s State) Final() bool { return s == Succeeded || s == Failed }
+
+// Status is a job's state with the reason and message that explain it.
+type Status struct {
+	State   State  `json:"state"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Summary is what list shows of a job, read from the job object alone (its
+// status and spec), without listing its pods.
+type Summary struct {
+	Name       string `json:"name"`
+	Namespace  string `json:"namespace"`
+	Kind       string `json:"kind"`
+	Status     Status `json:"status"`
+	User       string `json:"user,omitempty"`
+	Experiment string `json:"experiment,omitempty"`
+	// ManagedBy is "easyai" for jobs easyai submitted, else who created it
+	// (another tool's managed-by label, or empty).
+	ManagedBy string `json:"managedBy,omitempty"`
+	// Workers counts the replicas of every role: ready (running) of total.
+	Workers  ReplicaCount      `json:"workers"`
+	GPUs     int64             `json:"gpus"`
+	Created  time.Time         `json:"created"`
+	Started  *time.Time        `json:"started,omitempty"`
+	Finished *time.Time        `json:"finished,omitempty"`
+	Labels   map[string]string `json:"-"`
+}
+
+// ReplicaCount is how many replicas run of how many the job asks for.
+type ReplicaCount struct {
+	Ready int32 `json:"ready"`
+	Total int32 `json:"total"`
+}
+
+// Duration is how long the job has been running (until now, or until it
+// finished); zero before it started.
+func (s *Summary) Duration(now time.Time) time.Duration {
+	if s.Started == nil {
+		return 0
+	}
+	end := now
+	if s.Finished != nil {
+		end = *s.Finished
+	}
+	if end.Before(*s.Started) {
+		return 0
+	}
+	return end.Sub(*s.Started)
+}
+
+// ByEasyAI reports whether easyai submitted the job.
+func (s *Summary) ByEasyAI() bool { return s.ManagedBy == ManagedByValue }
+
+// Replica is one replica of a job, addressed as ROLE-INDEX ("worker-1").
+type Replica struct {
+	// Task is the replica's name: role and index, e.g. worker-1, or launcher.
+	Task     string     `json:"task"`
+	Role     string     `json:"role"`
+	Index    int        `json:"index"`
+	Pod      string     `json:"pod,omitempty"`
+	Phase    string     `json:"phase"`
+	Node     string     `json:"node,omitempty"`
+	Restarts int32      `json:"restarts"`
+	ExitCode *int32     `json:"exitCode,omitempty"`
+	Reason   string     `json:"reason,omitempty"`
+	Message  string     `json:"message,omitempty"`
+	Created  *time.Time `json:"created,omitempty"`
+}

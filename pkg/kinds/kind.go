@@ -1,0 +1,100 @@
+// Package kinds defines what easyai needs to know about one kind of training
+// job, and the registry of the kinds it supports. Everything that differs
+// between TFJob, PyTorchJob, ... lives behind Kind, one folder per kind; the
+// commands and engines only ever talk to this interface.
+package kinds
+
+import (
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/easyai-dev/easyai/pkg/job"
+)
+
+// Kind is one kind of training job.
+type Kind interface {
+	// Name is easyai's name of the kind, as in "easyai submit tf" and "tf/NAME".
+	Name() string
+	// Aliases are other names accepted for it ("tfjob").
+	Aliases() []string
+	// GroupVersionKind and Resource locate the kind's objects in the API.
+	GroupVersionKind() schema.GroupVersionKind
+	Resource() schema.GroupVersionResource
+	// Operator names what serves the kind, for "not installed" hints.
+	Operator() string
+
+	// Chart is the kind's Helm chart (its root holds Chart.yaml).
+	Chart() fs.FS
+	// SubmitFlags adds the kind's own submit flags (e.g. --ps) to fs and
+	// returns a function that turns their values into chart values.
+	SubmitFlags(fs *pflag.FlagSet) func() (map[string]any, error)
+	// Decode strictly decodes one rendered object into the kind's typed API
+	// object: an unknown or misspelt field is an error naming its path.
+	Decode(obj *unstructured.Unstructured) (runtime.Object, error)
+
+	// Summarize reads a job's state, replica counts, GPUs and times from the
+	// job object alone (no pod lookups), for list and get alike.
+	Summarize(obj *unstructured.Unstructured) (job.Summary, error)
+	// Replicas names a job's replicas (ROLE-INDEX) from its pods; replicas
+	// the spec asks for that have no pod yet are listed as Pending.
+	Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error)
+	// PodSelector is the label selector of the job's pods.
+	PodSelector(jobName string) string
+}
+
+// Registry holds the supported kinds.
+type Registry struct {
+	kinds []Kind
+}
+
+// NewRegistry returns a registry of the given kinds.
+func NewRegistry(ks ...Kind) *Registry {
+	r := &Registry{kinds: append([]Kind(nil), ks...)}
+	sort.Slice(r.kinds, func(i, j int) bool { return r.kinds[i].Name() < r.kinds[j].Name() })
+	return r
+}
+
+// All returns every kind, sorted by name.
+func (r *Registry) All() []Kind { return append([]Kind(nil), r.kinds...) }
+
+// Names returns the kinds' names.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.kinds))
+	for i, k := range r.kinds {
+		names[i] = k.Name()
+	}
+	return names
+}
+
+// Lookup finds a kind by name, alias or Kubernetes kind (case-insensitive).
+func (r *Registry) Lookup(name string) (Kind, bool) {
+	name = strings.ToLower(name)
+	for _, k := range r.kinds {
+		if k.Name() == name || strings.ToLower(k.GroupVersionKind().Kind) == name {
+			return k, true
+		}
+		for _, a := range k.Aliases() {
+			if a == name {
+				return k, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// ForGVK finds the kind of an API object.
+func (r *Registry) ForGVK(gvk schema.GroupVersionKind) (Kind, bool) {
+	for _, k := range r.kinds {
+		if k.GroupVersionKind() == gvk {
+			return k, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,258 @@
+// Package kubeflow holds what the Kubeflow training-operator's kinds (TFJob,
+// PyTorchJob, MPIJob, XGBoostJob, PaddleJob, JAXJob) share: one status shape,
+// replica specs keyed by role, and pods labelled with role and index. A kind
+// folder describes its differences in a Shape and embeds Base.
+package kubeflow
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/easyai-dev/easyai/pkg/job"
+)
+
+// Operator is what serves these kinds.
+const Operator = "the Kubeflow training-operator (v1)"
+
+// Shape is how one training-operator kind differs from the others.
+type Shape struct {
+	Kind string // "TFJob"
+	// Plural is the resource name ("tfjobs").
+	Plural string
+	// ReplicaSpecsField is the spec field of the replica map ("tfReplicaSpecs").
+	ReplicaSpecsField string
+	// Roles are the replica types in the order replicas are shown, as the
+	// API spells them ("Chief", "PS", "Worker").
+	Roles []string
+}
+
+// Base implements the parts of kinds.Kind every training-operator kind shares.
+type Base struct {
+	Shape Shape
+}
+
+// GroupVersionKind of the kind.
+func (b Base) GroupVersionKind() schema.GroupVersionKind {
+	return kubeflowv1.SchemeGroupVersion.WithKind(b.Shape.Kind)
+}
+
+// Resource of the kind.
+func (b Base) Resource() schema.GroupVersionResource {
+	return kubeflowv1.SchemeGroupVersion.WithResource(b.Shape.Plural)
+}
+
+// Operator names the training-operator.
+func (Base) Operator() string { return Operator }
+
+// PodSelector selects the pods the operator created for the job.
+func (Base) PodSelector(jobName string) string {
+	return kubeflowv1.JobNameLabel + "=" + jobName
+}
+
+// StrictDecode converts obj into into, failing on any field the typed API
+// does not have (the error names the field's path).
+func StrictDecode(obj *unstructured.Unstructured, into runtime.Object) (runtime.Object, error) {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return into, nil
+}
+
+// common is the part of every training-operator job's spec and status that
+// easyai reads; decoding only it keeps list fast on thousands of jobs.
+type common struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		RunPolicy kubeflowv1.RunPolicy `json:"runPolicy"`
+	} `json:"spec"`
+	Status kubeflowv1.JobStatus `json:"status"`
+}
+
+func (b Base) replicaSpecs(obj *unstructured.Unstructured) (map[string]*kubeflowv1.ReplicaSpec, error) {
+	raw, found, err := unstructured.NestedMap(obj.Object, "spec", b.Shape.ReplicaSpecsField)
+	if err != nil || !found {
+		return nil, err
+	}
+	specs := map[string]*kubeflowv1.ReplicaSpec{}
+	for role, v := range raw {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		var spec kubeflowv1.ReplicaSpec
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &spec); err != nil {
+			return nil, fmt.Errorf("spec.%s.%s: %w", b.Shape.ReplicaSpecsField, role, err)
+		}
+		specs[role] = &spec
+	}
+	return specs, nil
+}
+
+func replicasOf(spec *kubeflowv1.ReplicaSpec) int32 {
+	if spec == nil || spec.Replicas == nil {
+		return 1
+	}
+	return *spec.Replicas
+}
+
+// gpusPerPod adds up what the pod's containers ask of the GPU resource
+// (limits, which extended resources must set; else requests).
+func gpusPerPod(spec corev1.PodSpec, gpu corev1.ResourceName) int64 {
+	var n int64
+	for _, c := range spec.Containers {
+		if q, ok := c.Resources.Limits[gpu]; ok {
+			n += q.Value()
+		} else if q, ok := c.Resources.Requests[gpu]; ok {
+			n += q.Value()
+		}
+	}
+	return n
+}
+
+// Summarize reads list's view of a training-operator job.
+func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error) {
+	var c common
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &c); err != nil {
+		return job.Summary{}, fmt.Errorf("%s %s/%s: %w", b.Shape.Kind, obj.GetNamespace(), obj.GetName(), err)
+	}
+	specs, err := b.replicaSpecs(obj)
+	if err != nil {
+		return job.Summary{}, err
+	}
+	s := job.NewSummary(obj)
+	s.Status = Status(c.Status, c.Spec.RunPolicy)
+	for role, spec := range specs {
+		n := replicasOf(spec)
+		s.Workers.Total += n
+		s.GPUs += int64(n) * gpusPerPod(spec.Template.Spec, gpu)
+		if rs := c.Status.ReplicaStatuses[kubeflowv1.ReplicaType(role)]; rs != nil {
+			s.Workers.Ready += rs.Active
+		}
+	}
+	if t := c.Status.StartTime; t != nil {
+		s.Started = ptrTime(t.Time)
+	}
+	if t := c.Status.CompletionTime; t != nil {
+		s.Finished = ptrTime(t.Time)
+	} else if s.Status.State.Final() {
+		if cond := lastTrue(c.Status.Conditions); cond != nil {
+			s.Finished = ptrTime(cond.LastTransitionTime.Time)
+		}
+	}
+	return s, nil
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }
+
+func lastTrue(conds []kubeflowv1.JobCondition) *kubeflowv1.JobCondition {
+	for i := len(conds) - 1; i >= 0; i-- {
+		if conds[i].Status == corev1.ConditionTrue {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// Status maps the operator's job conditions to easyai's state. The operator
+// keeps old conditions (Created, Running set False), so the strongest true
+// condition wins: a final state over Suspended over Restarting over Running.
+func Status(st kubeflowv1.JobStatus, policy kubeflowv1.RunPolicy) job.Status {
+	find := func(t kubeflowv1.JobConditionType) *kubeflowv1.JobCondition {
+		for i := range st.Conditions {
+			if st.Conditions[i].Type == t && st.Conditions[i].Status == corev1.ConditionTrue {
+				return &st.Conditions[i]
+			}
+		}
+		return nil
+	}
+	from := func(state job.State, c *kubeflowv1.JobCondition) job.Status {
+		return job.Status{State: state, Reason: c.Reason, Message: c.Message}
+	}
+	switch {
+	case find(kubeflowv1.JobFailed) != nil:
+		return from(job.Failed, find(kubeflowv1.JobFailed))
+	case find(kubeflowv1.JobSucceeded) != nil:
+		return from(job.Succeeded, find(kubeflowv1.JobSucceeded))
+	case find(kubeflowv1.JobSuspended) != nil:
+		return from(job.Suspended, find(kubeflowv1.JobSuspended))
+	case find(kubeflowv1.JobRestarting) != nil:
+		return from(job.Running, find(kubeflowv1.JobRestarting))
+	case find(kubeflowv1.JobRunning) != nil:
+		return from(job.Running, find(kubeflowv1.JobRunning))
+	case policy.Suspend != nil && *policy.Suspend:
+		return job.Status{State: job.Suspended, Reason: "Suspended", Message: "runPolicy.suspend is set"}
+	case find(kubeflowv1.JobCreated) != nil:
+		// Created but not running: waiting for its pods to be scheduled and to
+		// start, or (gang) for its PodGroup to fit.
+		c := find(kubeflowv1.JobCreated)
+		if policy.SchedulingPolicy != nil {
+			return job.Status{State: job.Queued, Reason: c.Reason, Message: "waiting for its gang of pods to be scheduled together"}
+		}
+		return from(job.Pending, c)
+	case len(st.Conditions) == 0:
+		return job.Status{State: job.Pending, Reason: "NotReconciled", Message: "the operator has not handled the job yet"}
+	}
+	return job.Status{State: job.Unknown}
+}
+
+// Replicas lists the job's replicas by role and index from its pods; replicas
+// the spec asks for without a pod are Pending.
+func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error) {
+	specs, err := b.replicaSpecs(obj)
+	if err != nil {
+		return nil, err
+	}
+	byTask := map[string]job.Replica{}
+	for i := range pods {
+		p := &pods[i]
+		role := p.Labels[kubeflowv1.ReplicaTypeLabel]
+		index, err := strconv.Atoi(p.Labels[kubeflowv1.ReplicaIndexLabel])
+		if role == "" || err != nil {
+			continue
+		}
+		r := job.ReplicaFromPod(strings.ToLower(role), index, p)
+		// A replica's newest pod stands for it.
+		if old, ok := byTask[r.Task]; ok && old.Created != nil && r.Created != nil && old.Created.After(*r.Created) {
+			continue
+		}
+		byTask[r.Task] = r
+	}
+	for role, spec := range specs {
+		for i := 0; i < int(replicasOf(spec)); i++ {
+			task := job.TaskName(strings.ToLower(role), i)
+			if _, ok := byTask[task]; !ok {
+				byTask[task] = job.Replica{Task: task, Role: strings.ToLower(role), Index: i, Phase: string(corev1.PodPending), Reason: "NoPod"}
+			}
+		}
+	}
+	out := make([]job.Replica, 0, len(byTask))
+	for _, r := range byTask {
+		out = append(out, r)
+	}
+	order := map[string]int{}
+	for i, role := range b.Shape.Roles {
+		order[strings.ToLower(role)] = i
+	}
+	sort.Slice(out, func(i, j int) bool {
+		oi, oj := order[out[i].Role], order[out[j].Role]
+		if oi != oj {
+			return oi < oj
+		}
+		if out[i].Role != out[j].Role {
+			return out[i].Role < out[j].Role
+		}
+		return out[i].Index < out[j].Index
+	})
+	return out, nil
+}
