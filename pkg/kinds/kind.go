@@ -33,15 +33,16 @@ type Kind interface {
 	// Chart is the kind's Helm chart (its root holds Chart.yaml).
 	Chart() fs.FS
 	// SubmitFlags adds the kind's own submit flags (e.g. --ps) to fs and
-	// returns a function that turns their values into chart values.
-	SubmitFlags(fs *pflag.FlagSet) func() (map[string]any, error)
+	// returns what turns them, with the common ones, into chart values
+	// (its replicas by role included).
+	SubmitFlags(fs *pflag.FlagSet) KindValues
 	// Decode strictly decodes one rendered object into the kind's typed API
 	// object: an unknown or misspelt field is an error naming its path.
 	Decode(obj *unstructured.Unstructured) (runtime.Object, error)
 
 	// Summarize reads a job's state, replica counts, GPUs and times from the
 	// job object alone (no pod lookups), for list and get alike.
-	Summarize(obj *unstructured.Unstructured) (job.Summary, error)
+	Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error)
 	// Replicas names a job's replicas (ROLE-INDEX) from its pods; replicas
 	// the spec asks for that have no pod yet are listed as Pending.
 	Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error)

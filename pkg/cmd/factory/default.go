@@ -1,0 +1,62 @@
+// Package factory builds the Factory of a real easyai run.
+package factory
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/build"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/config"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/kinds/registry"
+	"github.com/easyai-dev/easyai/pkg/prompter"
+)
+
+// New returns the factory of a run on the process's own streams.
+func New() *cmdutil.Factory {
+	io := iostreams.System()
+	f := &cmdutil.Factory{
+		IOStreams:      io,
+		Prompter:       prompter.New(io),
+		Kinds:          registry.Default(),
+		Now:            time.Now,
+		ExecutableName: "easyai",
+		ConfigFlags:    genericclioptions.NewConfigFlags(true),
+	}
+	f.Config = sync.OnceValues(func() (*config.Config, error) { return config.Load(f.ConfigPath) })
+	f.RESTConfig = sync.OnceValues(func() (*rest.Config, error) {
+		cfg, err := f.ConfigFlags.ToRESTConfig()
+		if err != nil {
+			return nil, exit.WithHint(err, "point --kubeconfig or $KUBECONFIG at a cluster")
+		}
+		// list runs one LIST per kind at once; the defaults (5 QPS) would queue them.
+		cfg.QPS, cfg.Burst = 50, 100
+		cfg.UserAgent = "easyai/" + build.Version
+		return cfg, nil
+	})
+	f.KubeClient = sync.OnceValues(func() (kubernetes.Interface, error) {
+		cfg, err := f.RESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		return kubernetes.NewForConfig(cfg)
+	})
+	f.DynamicClient = sync.OnceValues(func() (dynamic.Interface, error) {
+		cfg, err := f.RESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		return dynamic.NewForConfig(cfg)
+	})
+	f.Namespace = func() (string, bool, error) {
+		return f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	}
+	return f
+}

@@ -1,0 +1,134 @@
+// Package root is the easyai command tree and its entry point.
+package root
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/build"
+	completioncmd "github.com/easyai-dev/easyai/pkg/cmd/completion"
+	configcmd "github.com/easyai-dev/easyai/pkg/cmd/config"
+	"github.com/easyai-dev/easyai/pkg/cmd/factory"
+	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+)
+
+// NewCmdRoot returns the root command with every subcommand.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	var verbosity int
+	var noColor bool
+	cmd := &cobra.Command{
+		Use:   "easyai <command>",
+		Short: "Run distributed training on Kubernetes without writing YAML",
+		Long: `easyai submits distributed training jobs (TensorFlow, PyTorch, ...) to a
+Kubernetes cluster and works with them: list, inspect, delete. It keeps no
+state of its own: everything lives in labels and annotations on the cluster's
+objects, and it reaches the cluster through your kubeconfig, as kubectl does.
+
+Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
+5 timed out, 130 interrupted.`,
+		Example: `  easyai submit tf --workers 2 --gpus 1 --image tensorflow/tensorflow:2.16.1-gpu -- python train.py
+  easyai list
+  easyai get mnist`,
+		Version:       build.Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if noColor {
+				f.IOStreams.DisableColor()
+			}
+			return setVerbosity(verbosity)
+		},
+	}
+	cmd.SetVersionTemplate("easyai {{.Version}}\n")
+	cmd.SetIn(f.IOStreams.In)
+	cmd.SetOut(f.IOStreams.Out)
+	cmd.SetErr(f.IOStreams.ErrOut)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return exit.UsageErrorf("%v (see %s --help)", err, c.CommandPath())
+	})
+
+	pf := cmd.PersistentFlags()
+	f.ConfigFlags.AddFlags(pf)
+	pf.StringVar(&f.ConfigPath, "config", "", "easyai's configuration file (default $XDG_CONFIG_HOME/easyai/config.yaml)")
+	pf.IntVarP(&verbosity, "v", "v", 0, "log level of Kubernetes client requests (6: each request, 8: with bodies)")
+	pf.BoolVar(&noColor, "no-color", false, "never colour the output (also: NO_COLOR set)")
+
+	for _, sub := range commands(f) {
+		cmd.AddCommand(sub)
+	}
+	return cmd
+}
+
+// commands lists the subcommands of the root.
+func commands(f *cmdutil.Factory) []*cobra.Command {
+	return []*cobra.Command{
+		versioncmd.NewCmdVersion(f),
+		completioncmd.NewCmdCompletion(f),
+		configcmd.NewCmdConfig(f),
+	}
+}
+
+// setVerbosity passes -v on to klog, client-go's logger.
+func setVerbosity(v int) error {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	return fs.Set("v", strconv.Itoa(v))
+}
+
+// Main runs easyai with the process's arguments and returns its exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := factory.New()
+	cmd := NewCmdRoot(f)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return exit.OK
+	}
+	if ctx.Err() != nil && !errors.Is(err, exit.ErrSilent) {
+		err = fmt.Errorf("%w: %v", context.Canceled, err)
+	}
+	return printError(f, err)
+}
+
+// printError writes err (and its hint) to stderr and returns its exit code.
+func printError(f *cmdutil.Factory, err error) int {
+	code := exit.Code(classify(err))
+	if errors.Is(err, exit.ErrSilent) {
+		return code
+	}
+	w := f.IOStreams.ErrOut
+	if code == exit.Interrupted {
+		fmt.Fprintln(w, "Interrupted.")
+		return code
+	}
+	fmt.Fprintf(w, "Error: %v\n", err)
+	if hint := exit.Hint(err); hint != "" {
+		fmt.Fprintf(w, "Hint: %s\n", hint)
+	}
+	return code
+}
+
+// classify turns cobra's own usage errors (an unknown command, a missing
+// subcommand) into usage errors.
+func classify(err error) error {
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument"} {
+		if strings.HasPrefix(msg, prefix) {
+			return &exit.CodedError{Code: exit.Usage, Err: err}
+		}
+	}
+	return err
+}

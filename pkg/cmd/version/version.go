@@ -1,0 +1,63 @@
+// Package version is "easyai version".
+package version
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/build"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+)
+
+type info struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	BuildDate string `json:"buildDate,omitempty"`
+	GoVersion string `json:"goVersion"`
+	Platform  string `json:"platform"`
+}
+
+// NewCmdVersion returns the version command.
+func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print easyai's version",
+		Long:  "Print the version, commit and build date of this easyai binary. It makes no call to a cluster.",
+		Example: `  easyai version
+  easyai version -o json`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v := info{
+				Version: build.Version, Commit: build.Commit, BuildDate: build.Date,
+				GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+			}
+			out := f.IOStreams.Out
+			switch output {
+			case "":
+				fmt.Fprintf(out, "easyai %s", v.Version)
+				if v.Commit != "" {
+					fmt.Fprintf(out, " (commit %s", v.Commit)
+					if v.BuildDate != "" {
+						fmt.Fprintf(out, ", built %s", v.BuildDate)
+					}
+					fmt.Fprint(out, ")")
+				}
+				fmt.Fprintf(out, " %s %s\n", v.GoVersion, v.Platform)
+				return nil
+			case "json":
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(v)
+			default:
+				return exit.UsageErrorf("--output %q: must be json (or omitted)", output)
+			}
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json")
+	return cmd
+}

@@ -1,0 +1,42 @@
+package cmdutil
+
+import (
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/easyai-dev/easyai/pkg/config"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/prompter"
+)
+
+// Factory gives commands what they need, built once per run and only when
+// asked for: nothing here touches the network until a command calls it.
+type Factory struct {
+	IOStreams *iostreams.IOStreams
+	Prompter  prompter.Prompter
+	Kinds     *kinds.Registry
+	// Now is the clock (frozen in tests).
+	Now func() time.Time
+	// ExecutableName is how help and hints name the binary ("easyai").
+	ExecutableName string
+
+	// ConfigFlags are kubectl's connection flags (--kubeconfig, --context,
+	// -n, --as, --request-timeout, ...), bound on the root command.
+	ConfigFlags *genericclioptions.ConfigFlags
+
+	// ConfigPath is --config (empty: the default path).
+	ConfigPath string
+
+	Config        func() (*config.Config, error)
+	RESTConfig    func() (*rest.Config, error)
+	KubeClient    func() (kubernetes.Interface, error)
+	DynamicClient func() (dynamic.Interface, error)
+	// Namespace is -n, else the kubeconfig context's namespace, else
+	// "default"; explicit reports whether -n was given.
+	Namespace func() (ns string, explicit bool, err error)
+}

@@ -1,0 +1,70 @@
+// Package pytorchjob is the Kubeflow PyTorchJob kind: a master and workers
+// (--workers counts all nodes, the first being the master), optionally
+// elastic; the operator injects MASTER_ADDR, WORLD_SIZE and RANK.
+package pytorchjob
+
+import (
+	"io/fs"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/easyai-dev/easyai/charts"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+)
+
+// Kind is the PyTorchJob kind; use New.
+type Kind struct{ kubeflow.Base }
+
+// Shape is how PyTorchJob differs from the other training-operator kinds.
+var Shape = kubeflow.Shape{
+	Kind: kubeflowv1.PyTorchJobKind, Plural: "pytorchjobs", ReplicaSpecsField: "pytorchReplicaSpecs",
+	Roles: []string{"Master", "Worker"},
+}
+
+// New returns the kind.
+func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
+
+func (Kind) Name() string      { return "pytorch" }
+func (Kind) Aliases() []string { return []string{"pytorchjob", "torch"} }
+func (Kind) Chart() fs.FS      { return charts.Get("pytorchjob") }
+
+// Decode strictly decodes a rendered PyTorchJob.
+func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
+	return kubeflow.StrictDecode(obj, &kubeflowv1.PyTorchJob{})
+}
+
+// SubmitFlags adds PyTorch's own flags: processes per node and elastic bounds.
+func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	var nproc string
+	var elasticMin, elasticMax int
+	fs.StringVar(&nproc, "nproc-per-node", "", `processes per node for torchrun: a number, "auto", "cpu" or "gpu"`)
+	fs.IntVar(&elasticMin, "elastic-min", 0, "elastic training: fewest nodes the job runs with (sets an elasticPolicy)")
+	fs.IntVar(&elasticMax, "elastic-max", 0, "elastic training: most nodes the job scales to")
+	return func(common kinds.SubmitCommon) (map[string]any, error) {
+		if common.Workers < 1 {
+			return nil, exit.UsageErrorf("--workers %d: a PyTorch job needs at least 1 node (the master)", common.Workers)
+		}
+		values := map[string]any{"roles": map[string]any{
+			"master": map[string]any{"replicas": 1},
+			"worker": map[string]any{"replicas": common.Workers - 1},
+		}}
+		if nproc != "" {
+			values["nprocPerNode"] = nproc
+		}
+		if elasticMin != 0 || elasticMax != 0 {
+			if elasticMin < 1 || elasticMax < elasticMin {
+				return nil, exit.UsageErrorf("--elastic-min %d --elastic-max %d: need 1 <= min <= max", elasticMin, elasticMax)
+			}
+			if common.Workers < elasticMin || common.Workers > elasticMax {
+				return nil, exit.UsageErrorf("--workers %d: must lie between --elastic-min %d and --elastic-max %d", common.Workers, elasticMin, elasticMax)
+			}
+			values["elastic"] = map[string]any{"minReplicas": elasticMin, "maxReplicas": elasticMax}
+		}
+		return values, nil
+	}
+}

@@ -1,0 +1,16 @@
+// Package registry lists the kinds easyai supports: adding a kind is one line here.
+package registry
+
+import (
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
+)
+
+// Default returns the registry of every supported kind.
+func Default() *kinds.Registry {
+	return kinds.NewRegistry(
+		tfjob.New(),
+		pytorchjob.New(),
+	)
+}

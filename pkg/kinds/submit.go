@@ -1,0 +1,26 @@
+package kinds
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+)
+
+// SubmitCommon are the common submit flags a kind's own values depend on.
+type SubmitCommon struct {
+	// Workers is --workers: how many workers (for PyTorch: nodes, the first
+	// being the master).
+	Workers int
+}
+
+// KindValues turns a kind's own submit flags into chart values.
+type KindValues func(common SubmitCommon) (map[string]any, error)
+
+// CheckQuantity is a usage error naming flag when value is not a Kubernetes
+// quantity ("2", "500m", "16Gi").
+func CheckQuantity(flag, value string) error {
+	if _, err := resource.ParseQuantity(value); err != nil {
+		return exit.UsageErrorf("%s %q: not a quantity (e.g. 2, 500m, 16Gi)", flag, value)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+// Package tfjob is the Kubeflow TFJob kind: parameter servers, workers, an
+// optional chief and evaluator; the operator injects TF_CONFIG.
+package tfjob
+
+import (
+	"io/fs"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/easyai-dev/easyai/charts"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+)
+
+// Kind is the TFJob kind; use New.
+type Kind struct{ kubeflow.Base }
+
+func (Kind) Name() string      { return "tf" }
+func (Kind) Aliases() []string { return []string{"tfjob", "tensorflow"} }
+func (Kind) Chart() fs.FS      { return charts.Get("tfjob") }
+
+// Shape is how TFJob differs from the other training-operator kinds.
+var Shape = kubeflow.Shape{
+	Kind: kubeflowv1.TFJobKind, Plural: "tfjobs", ReplicaSpecsField: "tfReplicaSpecs",
+	Roles: []string{"Chief", "Master", "PS", "Worker", "Evaluator"},
+}
+
+// New returns the kind.
+func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
+
+// Decode strictly decodes a rendered TFJob.
+func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
+	return kubeflow.StrictDecode(obj, &kubeflowv1.TFJob{})
+}
+
+// SubmitFlags adds TF's own flags: the parameter servers, chief, evaluator and success policy.
+func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	var ps int
+	var chief, evaluator bool
+	var successPolicy, psCPU, psMemory, psImage string
+	fs.IntVar(&ps, "ps", 0, "number of parameter servers")
+	fs.BoolVar(&chief, "chief", false, "add a chief replica (it decides when the job is done)")
+	fs.BoolVar(&evaluator, "evaluator", false, "add an evaluator replica")
+	fs.StringVar(&successPolicy, "success-policy", "", `when the job succeeds: "" (chief, else worker 0, is done) or AllWorkers`)
+	fs.StringVar(&psCPU, "ps-cpu", "", "CPU of each parameter server (default: --cpu)")
+	fs.StringVar(&psMemory, "ps-memory", "", "memory of each parameter server (default: --memory)")
+	fs.StringVar(&psImage, "ps-image", "", "image of the parameter servers (default: --image)")
+	return func(common kinds.SubmitCommon) (map[string]any, error) {
+		if common.Workers < 0 {
+			return nil, exit.UsageErrorf("--workers %d: must be 0 or more", common.Workers)
+		}
+		if ps < 0 {
+			return nil, exit.UsageErrorf("--ps %d: must be 0 or more", ps)
+		}
+		if successPolicy != "" && successPolicy != string(kubeflowv1.SuccessPolicyAllWorkers) {
+			return nil, exit.UsageErrorf("--success-policy %q: must be AllWorkers or empty", successPolicy)
+		}
+		psRole := map[string]any{"replicas": ps}
+		if psImage != "" {
+			psRole["image"] = psImage
+		}
+		res := map[string]any{}
+		if psCPU != "" {
+			if err := kinds.CheckQuantity("--ps-cpu", psCPU); err != nil {
+				return nil, err
+			}
+			res["cpu"] = psCPU
+		}
+		if psMemory != "" {
+			if err := kinds.CheckQuantity("--ps-memory", psMemory); err != nil {
+				return nil, err
+			}
+			res["memory"] = psMemory
+		}
+		if len(res) > 0 {
+			psRole["resources"] = res
+		}
+		values := map[string]any{"roles": map[string]any{
+			"worker":    map[string]any{"replicas": common.Workers},
+			"ps":        psRole,
+			"chief":     map[string]any{"replicas": boolToInt(chief)},
+			"evaluator": map[string]any{"replicas": boolToInt(evaluator)},
+		}}
+		if successPolicy != "" {
+			values["successPolicy"] = successPolicy
+		}
+		return values, nil
+	}
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
