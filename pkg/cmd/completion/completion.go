@@ -4,8 +4,8 @@ package completion
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
 // NewCmdCompletion returns the completion command.

@@ -15,13 +15,13 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/build"
 	completioncmd "github.com/easyai-dev/easyai/pkg/cmd/completion"
 	configcmd "github.com/easyai-dev/easyai/pkg/cmd/config"
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
 // NewCmdRoot returns the root command with every subcommand.

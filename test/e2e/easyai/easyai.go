@@ -1,0 +1,100 @@
+// Package easyai runs the easyai binary in end-to-end tests, as a user or a
+// CI pipeline would: a real process, its stdout, stderr and exit code.
+package easyai
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// Binary builds easyai once per test binary (into a temporary directory) and
+// returns its path. $EASYAI_BIN, when set, is used instead.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if bin := os.Getenv("EASYAI_BIN"); bin != "" {
+			binary = bin
+			return
+		}
+		dir, err := os.MkdirTemp("", "easyai-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "easyai")
+		out, err := exec.Command("go", "build", "-o", binary, "github.com/easyai-dev/easyai/cmd/easyai").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building easyai: %v", buildErr)
+	}
+	return binary
+}
+
+// Result is what one easyai run did.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run runs easyai with args against $KUBECONFIG, with no terminal and no
+// configuration file of the user's, and waits at most two minutes.
+func Run(t testing.TB, args ...string) Result {
+	t.Helper()
+	return RunWith(t, nil, args...)
+}
+
+// RunWith is Run with extra environment variables ("K=V").
+func RunWith(t testing.TB, env []string, args ...string) Result {
+	t.Helper()
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("easyai %s: still running after 2m\nstderr: %s", strings.Join(args, " "), stderr.String())
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("easyai %s -> %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	return Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+}
+
+// MustSucceed fails the test unless the run exited 0.
+func (r Result) MustSucceed(t testing.TB) Result {
+	t.Helper()
+	if r.Code != 0 {
+		t.Fatalf("easyai exited %d: %s", r.Code, r.Stderr)
+	}
+	return r
+}
