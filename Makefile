@@ -3,10 +3,35 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/easyai-dev/easyai/pkg/build.Version=$(VERSION) \
+	-X github.com/easyai-dev/easyai/pkg/build.Commit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X github.com/easyai-dev/easyai/pkg/build.Date=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+GORELEASER_VERSION := v2.12.0
 
 .PHONY: help
 help: ## Show the targets.
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build bin/easyai.
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/easyai ./cmd/easyai
+
+.PHONY: docs
+docs: ## Regenerate docs/cli/ (one page per command) from the command tree.
+	$(GO) run ./hack/gendocs docs docs/cli
+
+.PHONY: completions
+completions: ## Regenerate the shell completion scripts in completions/.
+	$(GO) run ./hack/gendocs completions completions
+
+.PHONY: check-generated
+check-generated: ## Fail when docs/cli, completions/, gofmt or go.mod are stale.
+	hack/check-generated.sh
+
+.PHONY: goreleaser-check
+goreleaser-check: ## Validate .goreleaser.yaml (goreleaser installed as a Go module).
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
 
 .PHONY: test
 test: ## Unit tests, then the end-to-end suite on the local cluster (started and stopped if none runs).

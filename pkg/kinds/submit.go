@@ -11,6 +11,9 @@ type SubmitCommon struct {
 	// Workers is --workers: how many workers (for PyTorch: nodes, the first
 	// being the master).
 	Workers int
+	// Changed tells whether the user set a flag; a kind emits values only for
+	// flags that were set, so values files are not overridden by defaults.
+	Changed func(flag string) bool
 }
 
 // KindValues turns a kind's own submit flags into chart values.

@@ -30,9 +30,15 @@ func WhoAmI(ctx context.Context, client kubernetes.Interface, loader clientcmd.C
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) && !apierrors.IsMethodNotSupported(err) {
 		return "", fmt.Errorf("asking the API server who you are: %w", err)
 	}
-	raw, rerr := loader.RawConfig()
-	if rerr != nil {
-		return "", rerr
+	return KubeconfigUser(loader, contextName)
+}
+
+// KubeconfigUser is the user name the kubeconfig context (contextName, or
+// the current one when empty) names, without asking the API server.
+func KubeconfigUser(loader clientcmd.ClientConfig, contextName string) (string, error) {
+	raw, err := loader.RawConfig()
+	if err != nil {
+		return "", err
 	}
 	if contextName == "" {
 		contextName = raw.CurrentContext

@@ -46,13 +46,16 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	fs.IntVar(&elasticMin, "elastic-min", 0, "elastic training: fewest nodes the job runs with (sets an elasticPolicy)")
 	fs.IntVar(&elasticMax, "elastic-max", 0, "elastic training: most nodes the job scales to")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
-		if common.Workers < 1 {
-			return nil, exit.UsageErrorf("--workers %d: a PyTorch job needs at least 1 node (the master)", common.Workers)
+		values := map[string]any{}
+		if common.Changed("workers") {
+			if common.Workers < 1 {
+				return nil, exit.UsageErrorf("--workers %d: a PyTorch job needs at least 1 node (the master)", common.Workers)
+			}
+			values["roles"] = map[string]any{
+				"master": map[string]any{"replicas": 1},
+				"worker": map[string]any{"replicas": common.Workers - 1},
+			}
 		}
-		values := map[string]any{"roles": map[string]any{
-			"master": map[string]any{"replicas": 1},
-			"worker": map[string]any{"replicas": common.Workers - 1},
-		}}
 		if nproc != "" {
 			values["nprocPerNode"] = nproc
 		}
@@ -60,7 +63,7 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			if elasticMin < 1 || elasticMax < elasticMin {
 				return nil, exit.UsageErrorf("--elastic-min %d --elastic-max %d: need 1 <= min <= max", elasticMin, elasticMax)
 			}
-			if common.Workers < elasticMin || common.Workers > elasticMax {
+			if common.Changed("workers") && (common.Workers < elasticMin || common.Workers > elasticMax) {
 				return nil, exit.UsageErrorf("--workers %d: must lie between --elastic-min %d and --elastic-max %d", common.Workers, elasticMin, elasticMax)
 			}
 			values["elastic"] = map[string]any{"minReplicas": elasticMin, "maxReplicas": elasticMax}

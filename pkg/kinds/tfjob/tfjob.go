@@ -59,7 +59,10 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		if successPolicy != "" && successPolicy != string(kubeflowv1.SuccessPolicyAllWorkers) {
 			return nil, exit.UsageErrorf("--success-policy %q: must be AllWorkers or empty", successPolicy)
 		}
-		psRole := map[string]any{"replicas": ps}
+		psRole := map[string]any{}
+		if common.Changed("ps") {
+			psRole["replicas"] = ps
+		}
 		if psImage != "" {
 			psRole["image"] = psImage
 		}
@@ -79,12 +82,23 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		if len(res) > 0 {
 			psRole["resources"] = res
 		}
-		values := map[string]any{"roles": map[string]any{
-			"worker":    map[string]any{"replicas": common.Workers},
-			"ps":        psRole,
-			"chief":     map[string]any{"replicas": boolToInt(chief)},
-			"evaluator": map[string]any{"replicas": boolToInt(evaluator)},
-		}}
+		roles := map[string]any{}
+		if len(psRole) > 0 {
+			roles["ps"] = psRole
+		}
+		if common.Changed("workers") {
+			roles["worker"] = map[string]any{"replicas": common.Workers}
+		}
+		if common.Changed("chief") {
+			roles["chief"] = map[string]any{"replicas": boolToInt(chief)}
+		}
+		if common.Changed("evaluator") {
+			roles["evaluator"] = map[string]any{"replicas": boolToInt(evaluator)}
+		}
+		values := map[string]any{}
+		if len(roles) > 0 {
+			values["roles"] = roles
+		}
 		if successPolicy != "" {
 			values["successPolicy"] = successPolicy
 		}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Fails when a generated or formatted file is stale: docs/cli and completions/
+# (regenerated from the command tree), gofmt, go.mod/go.sum (go mod tidy).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+go run ./hack/gendocs docs "$tmp/docs"
+go run ./hack/gendocs completions "$tmp/completions"
+diff -r "$tmp/docs" docs/cli >/dev/null || { echo "docs/cli is stale: run make docs" >&2; status=1; }
+diff -r "$tmp/completions" completions >/dev/null || { echo "completions/ is stale: run make completions" >&2; status=1; }
+
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+[ -z "$unformatted" ] || { echo "gofmt would change: $unformatted" >&2; status=1; }
+
+cp go.mod "$tmp/go.mod"; cp go.sum "$tmp/go.sum"
+go mod tidy
+if ! diff -q go.mod "$tmp/go.mod" >/dev/null || ! diff -q go.sum "$tmp/go.sum" >/dev/null; then
+  echo "go.mod/go.sum are not tidy: run go mod tidy" >&2
+  cp "$tmp/go.mod" go.mod; cp "$tmp/go.sum" go.sum
+  status=1
+fi
+exit $status
