@@ -44,15 +44,18 @@ train() {
   print_line "$replica" "training done, model saved"
 }
 
-say "submitting examples/tf-mnist/tfjob.yaml"
-kubectl -n "$ns" apply -f examples/tf-mnist/tfjob.yaml
+say "building easyai"
+go build -o "$EASYAI_CACHE_DIR/easyai" ./cmd/easyai
+easyai() { "$EASYAI_CACHE_DIR/easyai" -n "$ns" "$@"; }
+
+say "easyai submit -f examples/tf-mnist/job.yaml"
+easyai submit -f examples/tf-mnist/job.yaml -f hack/demo-values.yaml
 kubectl -n "$ns" wait --for condition=Running --timeout 60s "tfjob/$job" >/dev/null
 print_line ps-0 "parameter server listening on :2222"
 train worker-0 & train worker-1 &
 
-say "running: one pod per replica"
-kubectl -n "$ns" get pods -l "training.kubeflow.org/job-name=$job" \
-  -o custom-columns='REPLICA:.metadata.labels.training\.kubeflow\.org/replica-type,INDEX:.metadata.labels.training\.kubeflow\.org/replica-index,POD:.metadata.name,STATUS:.status.phase,NODE:.spec.nodeName'
+say "easyai get $job: running, one line per replica"
+easyai get "$job"
 
 say "logs of worker-0 (following until it exits)"
 # The binary itself, not the kubectl shell function: $! must be its PID.
@@ -62,8 +65,9 @@ kubectl -n "$ns" wait --for condition=Succeeded --timeout 120s "tfjob/$job" >/de
 kill "$follower" 2>/dev/null || true
 wait 2>/dev/null || true
 
-say "finished"
-kubectl -n "$ns" get tfjob "$job" \
-  -o custom-columns='NAME:.metadata.name,STATE:.status.conditions[-1].type,WORKERS SUCCEEDED:.status.replicaStatuses.Worker.succeeded,STARTED:.status.startTime,COMPLETED:.status.completionTime'
+say "easyai list, then easyai get $job: finished"
+easyai list
+echo
+easyai get "$job"
 echo >&2
 echo "The cluster keeps running: eval \"\$(make -s cluster-env)\" to look around, make cluster-down to stop it." >&2

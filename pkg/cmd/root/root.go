@@ -18,7 +18,11 @@ import (
 	"github.com/easyai-dev/easyai/pkg/build"
 	completioncmd "github.com/easyai-dev/easyai/pkg/cmd/completion"
 	configcmd "github.com/easyai-dev/easyai/pkg/cmd/config"
+	deletecmd "github.com/easyai-dev/easyai/pkg/cmd/delete"
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
+	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
+	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
+	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -74,9 +78,13 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 // commands lists the subcommands of the root.
 func commands(f *cmdutil.Factory) []*cobra.Command {
 	return []*cobra.Command{
+		submitcmd.NewCmdSubmit(f, nil),
 		versioncmd.NewCmdVersion(f),
 		completioncmd.NewCmdCompletion(f),
 		configcmd.NewCmdConfig(f),
+		listcmd.NewCmdList(f, nil),
+		getcmd.NewCmdGet(f, nil),
+		deletecmd.NewCmdDelete(f, nil),
 	}
 }
 

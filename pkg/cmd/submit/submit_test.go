@@ -1,0 +1,126 @@
+package submit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/registry"
+)
+
+func testFactory() *cmdutil.Factory {
+	io, _, _, _ := iostreams.Test()
+	return &cmdutil.Factory{IOStreams: io, Kinds: registry.Default(), ExecutableName: "easyai"}
+}
+
+func parse(t *testing.T, args ...string) (*Options, error) {
+	t.Helper()
+	var got *Options
+	cmd := NewCmdSubmit(testFactory(), func(o *Options) error { got = o; return nil })
+	cmd.SetArgs(args)
+	cmd.SetOut(&strings.Builder{})
+	cmd.SetErr(&strings.Builder{})
+	err := cmd.Execute()
+	return got, err
+}
+
+func TestFlagsBecomeOptions(t *testing.T) {
+	o, err := parse(t, "tf", "--name", "mnist", "--ps", "1", "--workers", "4", "--gpus", "1", "--image", "tf:1",
+		"--env", "A=1", "--env", "B=2", "--dry-run", "-o", "yaml", "--", "python", "train.py", "--lr", "0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Kind.Name() != "tf" || o.Flags.Name != "mnist" || o.Flags.Workers != 4 || o.Flags.GPUs != 1 {
+		t.Errorf("options: %+v", o.Flags)
+	}
+	if got := strings.Join(o.Flags.Command, " "); got != "python train.py --lr 0.1" {
+		t.Errorf("command %q", got)
+	}
+	if o.DryRun != "client" || o.Output != "yaml" {
+		t.Errorf("--dry-run alone = %q, -o = %q", o.DryRun, o.Output)
+	}
+	if len(o.Flags.Env) != 2 || !o.Flags.Changed("gpus") || o.Flags.Changed("cpu") {
+		t.Errorf("env %v, changed gpus=%v cpu=%v", o.Flags.Env, o.Flags.Changed("gpus"), o.Flags.Changed("cpu"))
+	}
+	kindValues, err := o.kindValues(kindsCommon(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := kindValues["roles"].(map[string]any)
+	if roles["ps"].(map[string]any)["replicas"] != 1 || roles["worker"].(map[string]any)["replicas"] != 4 {
+		t.Errorf("kind values %v", kindValues)
+	}
+}
+
+func TestAliasesAndServerDryRun(t *testing.T) {
+	o, err := parse(t, "pytorchjob", "--workers", "3", "--dry-run=server", "--", "torchrun", "x.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Kind.Name() != "pytorch" || o.DryRun != "server" {
+		t.Errorf("kind %s dry-run %s", o.Kind.Name(), o.DryRun)
+	}
+	kindValues, err := o.kindValues(kindsCommon(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := kindValues["roles"].(map[string]any)
+	if roles["master"].(map[string]any)["replicas"] != 1 || roles["worker"].(map[string]any)["replicas"] != 2 {
+		t.Errorf("3 PyTorch nodes became %v", roles)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tf", "python", "train.py"}, `put the command after "--"`},
+		{[]string{"tf", "--dry-run=later", "--", "x"}, "--dry-run"},
+		{[]string{"tf", "-o", "table", "--", "x"}, "--output"},
+		{[]string{}, "name the kind"},
+		{[]string{"-f", "testdata/no-kind.yaml"}, "names no kind"},
+		{[]string{"-f", "testdata/unknown-kind.yaml"}, `unknown kind "caffe"`},
+		{[]string{"-f", "testdata/missing.yaml"}, "-f testdata/missing.yaml"},
+	} {
+		_, err := parse(t, tc.args...)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v (exit %d), want a usage error with %q", tc.args, err, exit.Code(err), tc.want)
+		}
+	}
+}
+
+func TestJobFileNamesTheKind(t *testing.T) {
+	o, err := parse(t, "-f", "testdata/job.yaml", "--workers", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Kind.Name() != "pytorch" || o.ValueFiles[0] != "testdata/job.yaml" || !o.Flags.Changed("workers") {
+		t.Errorf("job file: kind %s files %v", o.Kind.Name(), o.ValueFiles)
+	}
+}
+
+func TestMissing(t *testing.T) {
+	cases := []struct {
+		values map[string]any
+		want   bool
+	}{
+		{map[string]any{"image": "x"}, false},
+		{map[string]any{"image": ""}, true},
+		{map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": 2.0, "image": "a"}, "ps": map[string]any{"replicas": 0}}}, false},
+		{map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": 2, "image": "a"}, "ps": map[string]any{"replicas": 1}}}, true},
+		{map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": 0}}}, true},
+	}
+	for _, c := range cases {
+		if got := missing(c.values, "image"); got != c.want {
+			t.Errorf("missing(%v) = %v, want %v", c.values, got, c.want)
+		}
+	}
+}
+
+func kindsCommon(o *Options) kinds.SubmitCommon {
+	return kinds.SubmitCommon{Workers: o.Flags.Workers, Changed: o.Flags.Changed}
+}

@@ -1,0 +1,186 @@
+package submit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/render"
+)
+
+// Request is one job to submit.
+type Request struct {
+	Kind       kinds.Kind
+	Namespace  string
+	ChartDir   string
+	ValueFiles []string
+	// Values come from the flags the user set (the kind's own included).
+	Values map[string]any
+	Set    []string
+
+	// User is the submitter as the API server knows them.
+	User       string
+	Experiment string
+	// Labels and Annotations are added to the job (labels to its pods too):
+	// the configuration's labels and the user's --label/--annotation.
+	Labels      map[string]string
+	Annotations map[string]string
+	// CLIVersion is recorded on the job.
+	CLIVersion string
+}
+
+func (r *Request) render() render.Request {
+	return render.Request{Kind: r.Kind, ChartDir: r.ChartDir, ValueFiles: r.ValueFiles, Values: r.Values, Set: r.Set}
+}
+
+// Resolved returns the values the job would be rendered with: chart
+// defaults, values files, flags and --set merged.
+func (r *Request) Resolved() (map[string]any, error) {
+	return render.MergedValues(r.render())
+}
+
+// Build renders the job's objects with easyai's labels and annotations and
+// checks them against the kind's API types. Nothing is sent.
+func Build(r *Request) ([]*unstructured.Unstructured, error) {
+	resolved, err := r.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	name, _ := resolved["name"].(string)
+	if name == "" {
+		return nil, exit.UsageErrorf("the job has no name: give --name or set name in a values file")
+	}
+	labels := map[string]string{}
+	for k, v := range r.Labels {
+		labels[k] = v
+	}
+	labels[job.ManagedByLabel] = job.ManagedByValue
+	labels[job.NameLabel] = name
+	labels[job.KindLabel] = r.Kind.Name()
+	if r.User != "" {
+		labels[job.UserLabel] = LabelSafe(r.User)
+	}
+	if r.Experiment != "" {
+		labels[job.ExperimentLabel] = r.Experiment
+	}
+	// The request records what the user asked for, before easyai's own
+	// labels and annotations are added.
+	request, err := json.Marshal(resolved)
+	if err != nil {
+		return nil, err
+	}
+	annotations := map[string]string{}
+	for k, v := range r.Annotations {
+		annotations[k] = v
+	}
+	annotations[job.RequestAnnotation] = string(request)
+	annotations[job.VersionAnnotation] = r.CLIVersion
+	if r.User != "" {
+		annotations[job.UserAnnotation] = r.User
+	}
+
+	values := deepCopy(r.Values)
+	values["name"] = name
+	values["labels"] = mergeInto(values["labels"], labels)
+	values["annotations"] = mergeInto(values["annotations"], annotations)
+	req := r.render()
+	req.Values = values
+	objs, err := render.Render(req)
+	if err != nil {
+		return nil, err
+	}
+	gvk := r.Kind.GroupVersionKind()
+	if len(objs) != 1 || objs[0].GroupVersionKind() != gvk {
+		var got []string
+		for _, o := range objs {
+			got = append(got, o.GetKind()+"/"+o.GetName())
+		}
+		return nil, exit.UsageErrorf("the chart must render exactly one %s, it rendered %v", gvk.Kind, got)
+	}
+	obj := objs[0]
+	obj.SetNamespace(r.Namespace)
+	// A team's own chart may forget them: the contract holds on the job anyway.
+	obj.SetLabels(mergeStrings(obj.GetLabels(), labels))
+	obj.SetAnnotations(mergeStrings(obj.GetAnnotations(), annotations))
+	if _, err := r.Kind.Decode(obj); err != nil {
+		return nil, exit.UsageErrorf("%v", err)
+	}
+	return objs, nil
+}
+
+// Create sends the job in one request; dryRun asks the API server to
+// validate it (against the CRD's schema and admission) without storing it.
+func Create(ctx context.Context, client dynamic.Interface, k kinds.Kind, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	opts := metav1.CreateOptions{FieldManager: "easyai"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	created, err := client.Resource(k.Resource()).Namespace(obj.GetNamespace()).Create(ctx, obj, opts)
+	switch {
+	case err == nil:
+		return created, nil
+	case kube.NotInstalled(err):
+		return nil, kube.NotInstalledError(k)
+	default:
+		return nil, fmt.Errorf("submitting %s %s: %w", k.GroupVersionKind().Kind, obj.GetName(), err)
+	}
+}
+
+var notLabelSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// LabelSafe turns a user name ("system:serviceaccount:ns:ci", "alice@corp")
+// into a label value; the exact name is kept in an annotation.
+func LabelSafe(user string) string {
+	s := notLabelSafe.ReplaceAllString(user, "_")
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return strings.Trim(s, "._-")
+}
+
+func mergeStrings(base, add map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range add {
+		out[k] = v
+	}
+	return out
+}
+
+// mergeInto adds m to a values map that may already hold user entries.
+func mergeInto(existing any, m map[string]string) map[string]any {
+	out := map[string]any{}
+	if e, ok := existing.(map[string]any); ok {
+		for k, v := range e {
+			out[k] = v
+		}
+	}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			out[k] = deepCopy(sub)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,285 @@
+// Package submit turns what a user asked for (flags, values files, --set) into
+// a job's objects, stamped with easyai's labels and annotations, and sends
+// them to the cluster in one request.
+package submit
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// Flags are the common submit flags, as typed. Changed tells which ones the
+// user set: only those become values, so that a values file is not
+// overridden by a flag's default.
+type Flags struct {
+	Name             string
+	Image            string
+	Workers          int
+	GPUs             int
+	CPU, Memory      string
+	Env              []string
+	WorkingDir       string
+	Labels           []string
+	Annotations      []string
+	NodeSelectors    []string
+	Tolerations      []string
+	ImagePullSecrets []string
+	ImagePullPolicy  string
+	ShmSize          string
+	Priority         string
+	Queue            string
+	Gang             bool
+	Retry            int
+	MaxDuration      time.Duration
+	TTLAfterFinished time.Duration
+	CleanPodPolicy   string
+	Experiment       string
+	Data             []string
+	Command          []string
+
+	Changed func(flag string) bool
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+
+// Values maps the flags the user set to chart values (see charts/*/values.yaml).
+// Labels and annotations of the job are added by Submit, not here.
+func (f *Flags) Values() (map[string]any, error) {
+	v := map[string]any{}
+	set := func(flag, key string, value any) {
+		if f.Changed(flag) {
+			v[key] = value
+		}
+	}
+	if f.Changed("name") {
+		if errs := validation.IsDNS1123Subdomain(f.Name); len(errs) > 0 || len(f.Name) > 50 {
+			return nil, exit.UsageErrorf("--name %q: must be a lowercase DNS name (a-z, 0-9, '-') of at most 50 characters", f.Name)
+		}
+		v["name"] = f.Name
+	}
+	set("image", "image", f.Image)
+	set("working-dir", "workingDir", f.WorkingDir)
+	set("shm-size", "shmSize", f.ShmSize)
+	set("priority", "priorityClassName", f.Priority)
+	if f.ShmSize != "" {
+		if err := kinds.CheckQuantity("--shm-size", f.ShmSize); err != nil {
+			return nil, err
+		}
+	}
+	if f.Changed("image-pull-policy") {
+		switch corev1.PullPolicy(f.ImagePullPolicy) {
+		case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+			v["imagePullPolicy"] = f.ImagePullPolicy
+		default:
+			return nil, exit.UsageErrorf("--image-pull-policy %q: must be Always, IfNotPresent or Never", f.ImagePullPolicy)
+		}
+	}
+	if len(f.ImagePullSecrets) > 0 {
+		v["imagePullSecrets"] = toAny(f.ImagePullSecrets)
+	}
+	if len(f.Command) > 0 {
+		v["command"] = toAny(f.Command)
+	}
+
+	res := map[string]any{}
+	if f.Changed("gpus") {
+		if f.GPUs < 0 {
+			return nil, exit.UsageErrorf("--gpus %d: must be 0 or more", f.GPUs)
+		}
+		res["gpus"] = f.GPUs
+	}
+	for flag, value := range map[string]string{"cpu": f.CPU, "memory": f.Memory} {
+		if f.Changed(flag) {
+			if err := kinds.CheckQuantity("--"+flag, value); err != nil {
+				return nil, err
+			}
+			res[flag] = value
+		}
+	}
+	if len(res) > 0 {
+		v["resources"] = res
+	}
+
+	if len(f.Env) > 0 {
+		env := []any{}
+		for _, kv := range f.Env {
+			k, val, ok := strings.Cut(kv, "=")
+			if !ok || !envName.MatchString(k) {
+				return nil, exit.UsageErrorf("--env %q: must be NAME=VALUE with a valid variable name", kv)
+			}
+			env = append(env, map[string]any{"name": k, "value": val})
+		}
+		v["env"] = env
+	}
+	if len(f.NodeSelectors) > 0 {
+		sel, err := parseLabelPairs("--node-selector", f.NodeSelectors)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]any{}
+		for k, val := range sel {
+			m[k] = val
+		}
+		v["nodeSelector"] = m
+	}
+	if len(f.Tolerations) > 0 {
+		tols := []any{}
+		for _, t := range f.Tolerations {
+			tol, err := parseToleration(t)
+			if err != nil {
+				return nil, err
+			}
+			tols = append(tols, tol)
+		}
+		v["tolerations"] = tols
+	}
+	if len(f.Data) > 0 {
+		data := []any{}
+		for _, d := range f.Data {
+			m, err := parseData(d)
+			if err != nil {
+				return nil, err
+			}
+			data = append(data, m)
+		}
+		v["data"] = data
+	}
+
+	run := map[string]any{}
+	if f.Changed("gang") {
+		run["gang"] = f.Gang
+	}
+	if f.Changed("queue") {
+		run["queue"] = f.Queue
+	}
+	if f.Changed("retry") {
+		if f.Retry < 0 {
+			return nil, exit.UsageErrorf("--retry %d: must be 0 or more", f.Retry)
+		}
+		run["backoffLimit"] = f.Retry
+	}
+	if f.Changed("max-duration") {
+		if f.MaxDuration < time.Second {
+			return nil, exit.UsageErrorf("--max-duration %s: must be at least 1s", f.MaxDuration)
+		}
+		run["activeDeadlineSeconds"] = int64(f.MaxDuration / time.Second)
+	}
+	if f.Changed("ttl-after-finished") {
+		if f.TTLAfterFinished < 0 {
+			return nil, exit.UsageErrorf("--ttl-after-finished %s: must not be negative", f.TTLAfterFinished)
+		}
+		run["ttlSecondsAfterFinished"] = int64(f.TTLAfterFinished / time.Second)
+	}
+	if f.Changed("clean-pod-policy") {
+		switch f.CleanPodPolicy {
+		case "All", "Running", "None":
+			run["cleanPodPolicy"] = f.CleanPodPolicy
+		default:
+			return nil, exit.UsageErrorf("--clean-pod-policy %q: must be All, Running or None", f.CleanPodPolicy)
+		}
+	}
+	if len(run) > 0 {
+		v["runPolicy"] = run
+	}
+	return v, nil
+}
+
+// Metadata returns the user's --label and --annotation pairs, validated.
+func (f *Flags) Metadata() (labels, annotations map[string]string, err error) {
+	if labels, err = parseLabelPairs("--label", f.Labels); err != nil {
+		return nil, nil, err
+	}
+	annotations = map[string]string{}
+	for _, kv := range f.Annotations {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || len(validation.IsQualifiedName(k)) > 0 {
+			return nil, nil, exit.UsageErrorf("--annotation %q: must be KEY=VALUE with a valid annotation key", kv)
+		}
+		annotations[k] = val
+	}
+	if f.Experiment != "" {
+		if errs := validation.IsValidLabelValue(f.Experiment); len(errs) > 0 {
+			return nil, nil, exit.UsageErrorf("--experiment %q: %s", f.Experiment, strings.Join(errs, "; "))
+		}
+	}
+	return labels, annotations, nil
+}
+
+func parseLabelPairs(flag string, pairs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range pairs {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(val)) > 0 {
+			return nil, exit.UsageErrorf("%s %q: must be KEY=VALUE with a valid label key and value", flag, kv)
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+// parseToleration reads key[=value]:effect.
+func parseToleration(s string) (map[string]any, error) {
+	bad := func(why string) error {
+		return exit.UsageErrorf("--toleration %q: %s (want key[=value]:effect, effect NoSchedule, PreferNoSchedule or NoExecute)", s, why)
+	}
+	i := strings.LastIndex(s, ":")
+	if i < 0 {
+		return nil, bad("no effect")
+	}
+	kv, effect := s[:i], s[i+1:]
+	switch corev1.TaintEffect(effect) {
+	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+	default:
+		return nil, bad(fmt.Sprintf("unknown effect %q", effect))
+	}
+	key, value, hasValue := strings.Cut(kv, "=")
+	if len(validation.IsQualifiedName(key)) > 0 {
+		return nil, bad(fmt.Sprintf("bad key %q", key))
+	}
+	tol := map[string]any{"key": key, "effect": effect, "operator": string(corev1.TolerationOpExists)}
+	if hasValue {
+		tol["operator"] = string(corev1.TolerationOpEqual)
+		tol["value"] = value
+	}
+	return tol, nil
+}
+
+// parseData reads PVC:/mount[:ro].
+func parseData(s string) (map[string]any, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, exit.UsageErrorf("--data %q: want PVC:/mount/path[:ro]", s)
+	}
+	claim, mount := parts[0], parts[1]
+	if len(validation.IsDNS1123Subdomain(claim)) > 0 {
+		return nil, exit.UsageErrorf("--data %q: %q is not a valid PersistentVolumeClaim name", s, claim)
+	}
+	if !path.IsAbs(mount) || path.Clean(mount) != mount {
+		return nil, exit.UsageErrorf("--data %q: the mount path must be absolute and clean", s)
+	}
+	d := map[string]any{"claim": claim, "mountPath": mount}
+	if len(parts) == 3 {
+		if parts[2] != "ro" && parts[2] != "rw" {
+			return nil, exit.UsageErrorf("--data %q: the mode must be ro or rw", s)
+		}
+		d["readOnly"] = parts[2] == "ro"
+	}
+	return d, nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
