@@ -1,0 +1,372 @@
+// Package render turns a job chart and values into the job objects easyai
+// submits. Charts are Helm v3 charts rendered in process, the way
+// "helm template" renders them: the kind's embedded chart, or a team's own
+// chart directory (--chart), with easyai's library chart (easyai-lib)
+// supplied when the chart depends on it without vendoring it. Every rendered
+// object is strictly decoded into its kind's API type, so that a misspelt
+// field is an error instead of something the API server drops.
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/releaseutil"
+	"helm.sh/helm/v3/pkg/strvals"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/easyai-dev/easyai/charts"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// LibraryName is the name of easyai's library chart, which job charts list
+// in their Chart.yaml dependencies.
+const LibraryName = "easyai-lib"
+
+// Namespace is the release namespace charts render with (.Release.Namespace);
+// the rendered jobs carry none, the CLI sets theirs.
+const Namespace = "default"
+
+// Request is one rendering of a job chart.
+type Request struct {
+	Kind       kinds.Kind     // whose embedded chart (Kind.Chart()) and Decode are used
+	ChartDir   string         // --chart: render this chart directory from disk instead (a team's own chart; its easyai-lib dependency may be vendored in its charts/ folder or absent if it doesn't use it)
+	ValueFiles []string       // -f files, in order (Helm semantics)
+	Values     map[string]any // from the CLI's flags (only flags the user set); override the -f files
+	Set        []string       // --set key=value, Helm strvals syntax; override everything
+}
+
+// Render merges chart defaults < value files < Values < Set, renders the
+// chart with Helm's engine in process (no helm binary), parses every
+// manifest, and strictly decodes each object with req.Kind.Decode. Returns
+// the objects in manifest order.
+func Render(req Request) ([]*unstructured.Unstructured, error) {
+	p, err := prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	files, err := engine.Render(p.chart, p.renderValues)
+	if err != nil {
+		return nil, exit.UsageErrorf("chart %s: %v", p.chart.Name(), err)
+	}
+	return p.objects(files)
+}
+
+// MergedValues returns the final merged values (for the CLI to record the
+// resolved request in an annotation): the chart's defaults under the value
+// files, Values and Set, as the chart's templates see them in .Values.
+func MergedValues(req Request) (map[string]any, error) {
+	p, err := prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := p.renderValues.Table("Values")
+	if err != nil {
+		return nil, err
+	}
+	out := withoutNulls(vals)
+	// Helm adds a (usually empty) table for every dependency and for
+	// globals; keep them only when they hold something.
+	for _, dep := range p.chart.Dependencies() {
+		if m, ok := out[dep.Name()].(map[string]any); ok && isEmptyTable(m) {
+			delete(out, dep.Name())
+		}
+	}
+	if m, ok := out["global"].(map[string]any); ok && isEmptyTable(m) {
+		delete(out, "global")
+	}
+	return out, nil
+}
+
+// withoutNulls copies the tables of m without their null values (unset
+// values: leaving them out means the same to the charts).
+func withoutNulls(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch v := v.(type) {
+		case nil:
+		case map[string]any:
+			out[k] = withoutNulls(v)
+		case chartutil.Values:
+			out[k] = withoutNulls(v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func isEmptyTable(m map[string]any) bool {
+	for k, v := range m {
+		if g, ok := v.(map[string]any); k == "global" && ok && isEmptyTable(g) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// prepared is a loaded chart with the values it renders with.
+type prepared struct {
+	req          Request
+	chart        *chart.Chart
+	renderValues chartutil.Values
+}
+
+func prepare(req Request) (*prepared, error) {
+	if req.Kind == nil {
+		return nil, errors.New("render: no kind")
+	}
+	c, err := loadChart(req)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := userValues(req)
+	if err != nil {
+		return nil, err
+	}
+	// As helm install/template do: dependency conditions, tags and
+	// import-values, then the chart's defaults under the user's values.
+	if err := chartutil.ProcessDependenciesWithMerge(c, vals); err != nil {
+		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
+	}
+	merged, err := chartutil.CoalesceValues(c, vals)
+	if err != nil {
+		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
+	}
+	// The release is named after the job.
+	options := chartutil.ReleaseOptions{Name: releaseName(merged), Namespace: Namespace, Revision: 1, IsInstall: true}
+	rv, err := chartutil.ToRenderValues(c, vals, options, nil)
+	if err != nil {
+		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
+	}
+	return &prepared{req: req, chart: c, renderValues: rv}, nil
+}
+
+func releaseName(vals chartutil.Values) string {
+	switch name := vals["name"].(type) {
+	case nil:
+		return ""
+	case string:
+		return name
+	default:
+		return fmt.Sprint(name)
+	}
+}
+
+// loadChart loads the request's chart and gives it easyai-lib where it
+// depends on it without vendoring it.
+func loadChart(req Request) (*chart.Chart, error) {
+	var c *chart.Chart
+	var err error
+	if req.ChartDir != "" {
+		if c, err = loader.Load(req.ChartDir); err != nil {
+			return nil, exit.UsageErrorf("--chart %s: %v", req.ChartDir, err)
+		}
+	} else if c, err = loadFS(req.Kind.Chart()); err != nil {
+		return nil, fmt.Errorf("the %s chart: %w", req.Kind.Name(), err)
+	}
+	if err := attachLibrary(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadFS loads a chart from the files of its folder.
+func loadFS(fsys fs.FS) (*chart.Chart, error) {
+	var files []*loader.BufferedFile
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		files = append(files, &loader.BufferedFile{Name: name, Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return loader.LoadFiles(files)
+}
+
+// attachLibrary adds the embedded easyai-lib to c, and to the charts c
+// vendors, wherever Chart.yaml depends on it and charts/ does not hold it,
+// as "helm dependency build" would vendor it from file://../easyai-lib.
+func attachLibrary(c *chart.Chart) error {
+	for _, sub := range c.Dependencies() {
+		if err := attachLibrary(sub); err != nil {
+			return err
+		}
+	}
+	for _, dep := range c.Metadata.Dependencies {
+		if dep.Name != LibraryName {
+			continue
+		}
+		for _, sub := range c.Dependencies() {
+			if sub.Name() == LibraryName {
+				return nil // vendored
+			}
+		}
+		lib, err := loadFS(charts.Library())
+		if err != nil {
+			return fmt.Errorf("the %s chart: %w", LibraryName, err)
+		}
+		if dep.Version != "" {
+			constraint, err := semver.NewConstraint(dep.Version)
+			if err != nil {
+				return exit.UsageErrorf("chart %s: dependency %s: version %q: %v", c.Name(), LibraryName, dep.Version, err)
+			}
+			v, err := semver.NewVersion(lib.Metadata.Version)
+			if err != nil || !constraint.Check(v) {
+				return exit.UsageErrorf("chart %s: needs %s %s, easyai has %s: vendor the version it needs in its charts/ folder (helm dependency build)",
+					c.Name(), LibraryName, dep.Version, lib.Metadata.Version)
+			}
+		}
+		c.AddDependency(lib)
+		return nil
+	}
+	return nil
+}
+
+// userValues merges the value files, the CLI's values and --set, each over
+// the ones before, as Helm merges -f and --set.
+func userValues(req Request) (map[string]any, error) {
+	base := map[string]any{}
+	for _, file := range req.ValueFiles {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, exit.UsageErrorf("values file %s: %v", file, unwrapPathError(err))
+		}
+		current := map[string]any{}
+		if err := yaml.Unmarshal(data, &current); err != nil {
+			return nil, exit.UsageErrorf("values file %s: %v", file, err)
+		}
+		base = mergeMaps(base, current)
+	}
+	if len(req.Values) > 0 {
+		// A JSON round trip gives the CLI's values the types values read
+		// from YAML have (map[string]any, []any, float64), which Helm's
+		// merging and the templates expect.
+		data, err := json.Marshal(req.Values)
+		if err != nil {
+			return nil, fmt.Errorf("render: values: %w", err)
+		}
+		flags := map[string]any{}
+		if err := json.Unmarshal(data, &flags); err != nil {
+			return nil, fmt.Errorf("render: values: %w", err)
+		}
+		base = mergeMaps(base, flags)
+	}
+	for _, expr := range req.Set {
+		if err := strvals.ParseInto(expr, base); err != nil {
+			return nil, exit.UsageErrorf("--set %s: %v", expr, err)
+		}
+	}
+	return base, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// mergeMaps merges b into a: b's tables merge into a's, anything else of b
+// replaces a's (lists included). It is Helm's merging of value files.
+func mergeMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		if bv, ok := v.(map[string]any); ok {
+			if av, ok := out[k].(map[string]any); ok {
+				out[k] = mergeMaps(av, bv)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// objects parses the rendered manifests, in Helm's manifest order, and
+// decodes each with the kind.
+func (p *prepared) objects(files map[string]string) ([]*unstructured.Unstructured, error) {
+	for name := range files {
+		if strings.HasSuffix(name, "NOTES.txt") {
+			delete(files, name)
+		}
+	}
+	// Hooks (helm.sh/hook annotations) are left out: Helm runs them around
+	// an install, they are not part of the job.
+	_, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		return nil, exit.UsageErrorf("chart %s: %v", p.chart.Name(), err)
+	}
+	kind := p.req.Kind
+	want := kind.GroupVersionKind()
+	var objs []*unstructured.Unstructured
+	for _, m := range manifests {
+		obj, err := parseObject(m.Content)
+		if err != nil {
+			return nil, exit.UsageErrorf("chart %s: %s: %v", p.chart.Name(), m.Name, err)
+		}
+		if obj == nil {
+			continue
+		}
+		if gvk := obj.GroupVersionKind(); gvk != want {
+			return nil, exit.UsageErrorf("chart %s: %s renders a %s (%s), not a %s (%s): a %s job chart renders only %s objects",
+				p.chart.Name(), m.Name, gvk.Kind, gvk.GroupVersion(), want.Kind, want.GroupVersion(), kind.Name(), want.Kind)
+		}
+		if obj.GetName() == "" {
+			return nil, exit.UsageErrorf("chart %s: %s: the %s has no metadata.name", p.chart.Name(), m.Name, want.Kind)
+		}
+		if _, err := kind.Decode(obj); err != nil {
+			return nil, exit.UsageErrorf("chart %s: %s: %v", p.chart.Name(), m.Name, explainDecode(kind, obj, err))
+		}
+		objs = append(objs, obj)
+	}
+	if len(objs) == 0 {
+		return nil, exit.UsageErrorf("chart %s renders no %s", p.chart.Name(), want.Kind)
+	}
+	return objs, nil
+}
+
+// parseObject parses one YAML document into an object (nil for a document
+// with nothing but comments); whole numbers become int64.
+func parseObject(doc string) (*unstructured.Unstructured, error) {
+	data, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		return nil, err
+	}
+	var content map[string]any
+	if err := utiljson.Unmarshal(data, &content); err != nil {
+		return nil, fmt.Errorf("not an object: %w", err)
+	}
+	if content == nil {
+		return nil, nil
+	}
+	obj := &unstructured.Unstructured{Object: content}
+	if obj.GetAPIVersion() == "" || obj.GetKind() == "" {
+		return nil, errors.New("an object without apiVersion or kind")
+	}
+	return obj, nil
+}
