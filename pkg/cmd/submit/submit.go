@@ -165,6 +165,21 @@ func kindOfJobFile(reg *kinds.Registry, path string) (kinds.Kind, error) {
 	return k, nil
 }
 
+// checkJobFileKind fails when a values file names a kind other than k.
+func checkJobFileKind(reg *kinds.Registry, path string, k kinds.Kind) error {
+	named, err := kindOfJobFile(reg, path)
+	if err != nil {
+		if exit.Code(err) == exit.Usage && strings.Contains(err.Error(), "names no kind") {
+			return nil
+		}
+		return err
+	}
+	if named.Name() != k.Name() {
+		return exit.UsageErrorf("-f %s is a %s job file, not %s", path, named.Name(), k.Name())
+	}
+	return nil
+}
+
 // complete collects the command line into Options and validates it.
 func (o *Options) complete(cmd *cobra.Command, args []string, runF func(*Options) error) error {
 	dash := cmd.ArgsLenAtDash()
@@ -180,6 +195,11 @@ func (o *Options) complete(cmd *cobra.Command, args []string, runF func(*Options
 		}
 		fl := cmd.Flags().Lookup(flag)
 		return fl != nil && fl.Changed
+	}
+	for _, path := range o.ValueFiles {
+		if err := checkJobFileKind(o.Factory.Kinds, path, o.Kind); err != nil {
+			return err
+		}
 	}
 	switch o.DryRun {
 	case "none", "client", "server":
@@ -393,6 +413,8 @@ func mergeValues(dst, src map[string]any) {
 // submitted.
 func (o *Options) print(obj *unstructured.Unstructured, defaultOutput string) error {
 	out := o.Factory.IOStreams.Out
+	obj = obj.DeepCopy()
+	obj.SetManagedFields(nil) // the API server's bookkeeping, as kubectl hides it
 	output := o.Output
 	if output == "" {
 		output = defaultOutput

@@ -124,3 +124,40 @@ func TestMissing(t *testing.T) {
 func kindsCommon(o *Options) kinds.SubmitCommon {
 	return kinds.SubmitCommon{Workers: o.Flags.Workers, Changed: o.Flags.Changed}
 }
+
+func TestJobFileOfAnotherKind(t *testing.T) {
+	_, err := parse(t, "tf", "-f", "testdata/job.yaml", "--", "x")
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "is a pytorch job file, not tf") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := parse(t, "pytorch", "-f", "testdata/job.yaml"); err != nil {
+		t.Errorf("a pytorch job file with submit pytorch: %v", err)
+	}
+}
+
+func TestElasticPyTorchIsWorkersOnly(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		workers int
+	}{
+		{[]string{"pytorch", "--workers", "3", "--elastic-min", "2", "--elastic-max", "4", "--", "x"}, 3},
+		{[]string{"pytorch", "--elastic-min", "2", "--elastic-max", "4", "--", "x"}, 2},
+	} {
+		o, err := parse(t, tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := o.kindValues(kindsCommon(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		roles := v["roles"].(map[string]any)
+		if roles["master"].(map[string]any)["replicas"] != 0 || roles["worker"].(map[string]any)["replicas"] != tc.workers {
+			t.Errorf("%v: roles %v, want no master and %d workers", tc.args, roles, tc.workers)
+		}
+	}
+	o, _ := parse(t, "pytorch", "--workers", "5", "--elastic-min", "2", "--elastic-max", "4", "--", "x")
+	if _, err := o.kindValues(kindsCommon(o)); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--workers 5") {
+		t.Errorf("workers outside the elastic bounds: %v", err)
+	}
+}

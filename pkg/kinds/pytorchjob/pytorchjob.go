@@ -1,6 +1,7 @@
 // Package pytorchjob is the Kubeflow PyTorchJob kind: a master and workers
-// (--workers counts all nodes, the first being the master), optionally
-// elastic; the operator injects MASTER_ADDR, WORLD_SIZE and RANK.
+// (--workers counts all nodes, the first being the master), or, when elastic,
+// workers only between --elastic-min and --elastic-max; the operator injects
+// MASTER_ADDR, WORLD_SIZE and RANK.
 package pytorchjob
 
 import (
@@ -67,6 +68,17 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 				return nil, exit.UsageErrorf("--workers %d: must lie between --elastic-min %d and --elastic-max %d", common.Workers, elasticMin, elasticMax)
 			}
 			values["elastic"] = map[string]any{"minReplicas": elasticMin, "maxReplicas": elasticMax}
+			// Elastic jobs rendezvous among workers (the operator's elasticPolicy
+			// bounds the Worker replicas): every node is a worker, none a master.
+			// Without --workers the job starts with the fewest nodes it runs with.
+			nodes := elasticMin
+			if common.Changed("workers") {
+				nodes = common.Workers
+			}
+			values["roles"] = map[string]any{
+				"master": map[string]any{"replicas": 0},
+				"worker": map[string]any{"replicas": nodes},
+			}
 		}
 		return values, nil
 	}
