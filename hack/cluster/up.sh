@@ -117,7 +117,9 @@ apply_files "$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml \
   "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml
 CA_BUNDLE=$(base64 -w0 <"$PKI_DIR/ca.crt")
 export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT
-envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null
+if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
+  envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null
+fi
 kubectl wait --for condition=Established --timeout 60s crd --all >/dev/null
 
 log "starting kube-controller-manager and kube-scheduler"
@@ -145,31 +147,36 @@ for i in $(seq 0 $((FAKE_NODES - 1))); do
   echo "---"
 done | kubectl apply -f - >/dev/null
 
-log "starting Volcano scheduler and controller-manager"
-start vc-scheduler "$VOLCANO_BIN/scheduler" \
-  --kubeconfig "$KUBECONFIG_FILE" --scheduler-conf "$MANIFESTS_DIR/volcano-scheduler.conf" \
-  --listen-address "$HOST:$VOLCANO_SCHEDULER_METRICS_PORT" \
-  --enable-healthz --healthz-address "$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT" \
-  --leader-elect=false --schedule-period 500ms --cache-dumper=false --logtostderr -v 2
-start vc-controller-manager "$VOLCANO_BIN/controller-manager" \
-  --kubeconfig "$KUBECONFIG_FILE" --enable-healthz --healthz-address "$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT" \
-  --leader-elect=false --logtostderr -v 2
+if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
+  log "starting Volcano scheduler and controller-manager"
+  start vc-scheduler "$VOLCANO_BIN/scheduler" \
+    --kubeconfig "$KUBECONFIG_FILE" --scheduler-conf "$MANIFESTS_DIR/volcano-scheduler.conf" \
+    --listen-address "$HOST:$VOLCANO_SCHEDULER_METRICS_PORT" \
+    --enable-healthz --healthz-address "$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT" \
+    --leader-elect=false --schedule-period 500ms --cache-dumper=false --logtostderr -v 2
+  start vc-controller-manager "$VOLCANO_BIN/controller-manager" \
+    --kubeconfig "$KUBECONFIG_FILE" --enable-healthz --healthz-address "$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT" \
+    --leader-elect=false --logtostderr -v 2
 
-log "starting the training-operator (gang scheduling through Volcano)"
-start training-operator "$TRAINING_OPERATOR_BIN/training-operator" \
-  --kubeconfig "$KUBECONFIG_FILE" \
-  --health-probe-bind-address "$HOST:$TRAINING_OPERATOR_PROBE_PORT" \
-  --webhook-port "$TRAINING_OPERATOR_WEBHOOK_PORT" --webhook-cert-dir "$PKI_DIR/webhook-certs" \
-  --gang-scheduler-name volcano
+  log "starting the training-operator (gang scheduling through Volcano)"
+  start training-operator "$TRAINING_OPERATOR_BIN/training-operator" \
+    --kubeconfig "$KUBECONFIG_FILE" \
+    --health-probe-bind-address "$HOST:$TRAINING_OPERATOR_PROBE_PORT" \
+    --webhook-port "$TRAINING_OPERATOR_WEBHOOK_PORT" --webhook-cert-dir "$PKI_DIR/webhook-certs" \
+    --gang-scheduler-name volcano
+
+fi
 
 log "waiting for the components to be ready"
 wait_for kube-controller-manager 60 insecure_ok "https://$HOST:$KCM_PORT/healthz"
 wait_for kube-scheduler 60 insecure_ok "https://$HOST:$SCHEDULER_PORT/healthz"
-wait_for vc-scheduler 60 http_ok "http://$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT/healthz"
-wait_for vc-controller-manager 60 http_ok "http://$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT/healthz"
-wait_for training-operator 60 http_ok "http://$HOST:$TRAINING_OPERATOR_PROBE_PORT/readyz"
+if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
+  wait_for vc-scheduler 60 http_ok "http://$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT/healthz"
+  wait_for vc-controller-manager 60 http_ok "http://$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT/healthz"
+  wait_for training-operator 60 http_ok "http://$HOST:$TRAINING_OPERATOR_PROBE_PORT/readyz"
+  wait_for "volcano default queue" 60 kubectl get queue default
+fi
 kubectl wait --for condition=Ready --timeout 60s node --all >/dev/null
-wait_for "volcano default queue" 60 kubectl get queue default
 wait_for "default service account" 60 kubectl -n default get serviceaccount default
 
 for f in "$PID_DIR"/*.pid; do
