@@ -113,7 +113,8 @@ func Main() int {
 
 // printError writes err (and its hint) to stderr and returns its exit code.
 func printError(f *cmdutil.Factory, err error) int {
-	code := exit.Code(classify(err))
+	err = classify(err)
+	code := exit.Code(err)
 	if errors.Is(err, exit.ErrSilent) {
 		return code
 	}
@@ -130,9 +131,16 @@ func printError(f *cmdutil.Factory, err error) int {
 }
 
 // classify turns cobra's own usage errors (an unknown command, a missing
-// subcommand) into usage errors.
+// subcommand) into usage errors, and adds a hint to an unreachable cluster.
 func classify(err error) error {
 	msg := err.Error()
+	if errors.Is(err, syscall.ECONNREFUSED) && exit.Hint(err) == "" {
+		hint := "is the cluster up? easyai uses the kubeconfig's current context, like kubectl (--kubeconfig, --context)"
+		if strings.Contains(msg, "localhost:8080") {
+			hint = "no kubeconfig was found: set $KUBECONFIG or pass --kubeconfig"
+		}
+		return exit.WithHint(err, hint)
+	}
 	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument"} {
 		if strings.HasPrefix(msg, prefix) {
 			return &exit.CodedError{Code: exit.Usage, Err: err}
