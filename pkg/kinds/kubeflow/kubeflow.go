@@ -136,7 +136,7 @@ func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName)
 		n := replicasOf(spec)
 		s.Workers.Total += n
 		s.GPUs += int64(n) * gpusPerPod(spec.Template.Spec, gpu)
-		if rs := c.Status.ReplicaStatuses[kubeflowv1.ReplicaType(role)]; rs != nil {
+		if rs := replicaStatus(c.Status.ReplicaStatuses, role); rs != nil {
 			s.Workers.Ready += rs.Active
 		}
 	}
@@ -151,6 +151,21 @@ func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName)
 		}
 	}
 	return s, nil
+}
+
+// replicaStatus finds a role's status. The operator keys statuses by the
+// role's canonical spelling ("Worker", "PS") even when the spec spells it
+// otherwise ("worker"), which the API accepts.
+func replicaStatus(statuses map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaStatus, role string) *kubeflowv1.ReplicaStatus {
+	if rs, ok := statuses[kubeflowv1.ReplicaType(role)]; ok {
+		return rs
+	}
+	for t, rs := range statuses {
+		if strings.EqualFold(string(t), role) {
+			return rs
+		}
+	}
+	return nil
 }
 
 func ptrTime(t time.Time) *time.Time { return &t }

@@ -1,0 +1,276 @@
+// Package get is "easyai get JOB": one job, its replicas and its warnings.
+package get
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/printers"
+)
+
+// Options of get.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg   string
+	KindName string
+	Output   string
+	Raw      bool
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+}
+
+// MaxEvents is how many of the latest warnings the human output shows.
+const MaxEvents = 10
+
+// NewCmdGet returns the command; runF replaces Complete and Run in tests.
+func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "get JOB",
+		Short: "Show a training job, its replicas and its warnings",
+		Long: `Show one training job: its state and why, who submitted it, when it ran, what
+it runs, the state of each replica (ps-0, worker-1, ...) and the recent
+Warning events of the job and its pods (e.g. FailedScheduling).
+
+JOB is NAME, or KIND/NAME (tf/mnist, tfjob/mnist), or NAME with --kind.
+Without a kind, every kind is searched: a name used by jobs of two kinds must
+be given with its kind.
+
+-o json and -o yaml print a Job document (docs/output.md), for scripts.
+--raw prints the job object as the cluster holds it (YAML, or JSON with
+-o json).`,
+		Example: `  easyai get mnist
+  easyai get pytorch/resnet -n research
+  easyai get mnist -o json | jq '.replicas[] | select(.phase=="Failed")'
+  easyai get mnist --raw`,
+		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml or name")
+	fl.BoolVar(&o.Raw, "raw", false, "print the job object itself (YAML; JSON with -o json)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags and the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml":
+	case "name":
+		if o.Raw {
+			return exit.UsageErrorf("--raw prints YAML or JSON, not -o name")
+		}
+	default:
+		return exit.UsageErrorf("--output %q: must be json, yaml or name", o.Output)
+	}
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the clients.
+func (o *Options) Complete() error {
+	f := o.Factory
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	dyn, err := f.DynamicClient()
+	if err != nil {
+		return err
+	}
+	kubeClient, err := f.KubeClient()
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	o.Client = &jobs.Client{Dynamic: dyn, Kube: kubeClient, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}
+	return nil
+}
+
+// Run finds the job and prints it.
+func (o *Options) Run(ctx context.Context) error {
+	k, obj, err := o.Client.Find(ctx, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	if o.Output == "name" {
+		_, err := fmt.Fprintf(o.IO.Out, "%s/%s\n", k.Name(), obj.GetName())
+		return err
+	}
+	if o.Raw {
+		raw := obj.DeepCopy()
+		unstructured.RemoveNestedField(raw.Object, "metadata", "managedFields")
+		if o.Output == "json" {
+			return printers.JSON(o.IO.Out, raw.Object)
+		}
+		return printers.YAML(o.IO.Out, raw.Object)
+	}
+	d, err := o.Client.Describe(ctx, k, obj)
+	if err != nil {
+		return err
+	}
+	now := o.Factory.Now()
+	switch o.Output {
+	case "json":
+		return printers.JSON(o.IO.Out, jobs.DocumentOf(d, now))
+	case "yaml":
+		return printers.YAML(o.IO.Out, jobs.DocumentOf(d, now))
+	}
+	return o.printDetails(d, now)
+}
+
+// printDetails writes the human view: a header, the replicas, the warnings.
+// It is for reading, so it is aligned whether or not stdout is a terminal.
+func (o *Options) printDetails(d *jobs.Details, now time.Time) error {
+	w := o.IO.Out
+	s := &d.Summary
+	gvk := d.Kind.GroupVersionKind()
+	status := string(s.Status.State)
+	if s.Status.Reason != "" {
+		status += " (" + s.Status.Reason + ")"
+	}
+	if s.Status.Message != "" {
+		status += ": " + s.Status.Message
+	}
+	field := func(name, value string) {
+		if value == "" {
+			value = "-"
+		}
+		fmt.Fprintf(w, "%-12s%s\n", name+":", value)
+	}
+	field("Name", s.Name)
+	field("Namespace", s.Namespace)
+	field("Kind", fmt.Sprintf("%s (%s.%s)", d.Kind.Name(), gvk.Kind, gvk.GroupVersion()))
+	field("Status", status)
+	field("User", list.User(s))
+	if !s.ByEasyAI() {
+		managedBy := s.ManagedBy
+		if managedBy == "" {
+			managedBy = list.External
+		}
+		field("Managed-By", managedBy)
+	}
+	field("Experiment", s.Experiment)
+	field("Created", when(s.Created, now))
+	if s.Started != nil {
+		field("Started", when(*s.Started, now))
+	} else {
+		field("Started", "")
+	}
+	if s.Finished != nil {
+		field("Finished", when(*s.Finished, now))
+	} else {
+		field("Finished", "")
+	}
+	field("Duration", list.Duration(s, now))
+	field("Image", d.Image)
+	field("Command", shellJoin(d.Command))
+	field("Workers", fmt.Sprintf("%d/%d running", s.Workers.Ready, s.Workers.Total))
+	field("GPUs", strconv.FormatInt(s.GPUs, 10))
+
+	fmt.Fprintln(w)
+	if len(d.Replicas) == 0 {
+		fmt.Fprintln(w, "Replicas: none")
+	} else {
+		fmt.Fprintln(w, "Replicas:")
+		t := printers.NewTable(w, true, "TASK", "STATUS", "NODE", "RESTARTS", "EXIT CODE", "REASON", "AGE")
+		for _, r := range d.Replicas {
+			exitCode := ""
+			if r.ExitCode != nil {
+				exitCode = strconv.Itoa(int(*r.ExitCode))
+			}
+			age := ""
+			if r.Created != nil {
+				age = printers.Age(now, *r.Created)
+			}
+			t.AddRow(r.Task, r.Phase, r.Node, strconv.Itoa(int(r.Restarts)), exitCode, r.Reason, age)
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+
+	fmt.Fprintln(w)
+	return o.printEvents(w, d.Events, now)
+}
+
+func (o *Options) printEvents(w io.Writer, events []jobs.Event, now time.Time) error {
+	if len(events) == 0 {
+		_, err := fmt.Fprintln(w, "Warning events: none")
+		return err
+	}
+	if older := len(events) - MaxEvents; older > 0 {
+		events = events[older:]
+		defer fmt.Fprintf(o.IO.ErrOut, "%d older warning events not shown: -o json has them all\n", older)
+	}
+	fmt.Fprintln(w, "Warning events:")
+	t := printers.NewTable(w, true, "AGE", "OBJECT", "REASON", "MESSAGE")
+	for _, e := range events {
+		age := printers.Age(now, e.LastSeen)
+		if e.Count > 1 {
+			age += fmt.Sprintf(" (x%d)", e.Count)
+		}
+		t.AddRow(age, e.Object, e.Reason, e.Message)
+	}
+	return t.Render()
+}
+
+// when prints a time in the local zone and how long ago it was.
+func when(t, now time.Time) string {
+	return fmt.Sprintf("%s (%s ago)", t.Local().Format("2006-01-02 15:04:05 MST"), printers.HumanDuration(now.Sub(t)))
+}
+
+// shellJoin prints a command as a shell would read it back.
+func shellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		quoted[i] = a
+	}
+	return strings.Join(quoted, " ")
+}

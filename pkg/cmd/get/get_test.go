@@ -1,0 +1,298 @@
+package get
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+)
+
+func TestMain(m *testing.M) {
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+func execute(f *cmdutil.Factory, runF func(*Options) error, args ...string) error {
+	cmd := NewCmdGet(f, runF)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetOut(f.IOStreams.ErrOut)
+	cmd.SetErr(f.IOStreams.ErrOut)
+	return cmd.ExecuteContext(context.Background())
+}
+
+func TestNewCmdGet(t *testing.T) {
+	tests := []struct {
+		args   string
+		ref    string
+		output string
+		raw    bool
+	}{
+		{args: "mnist", ref: "mnist"},
+		{args: "tf/mnist", ref: "tf/mnist"},
+		{args: "tfjob/mnist -o json", ref: "tf/mnist", output: "json"},
+		{args: "mnist --kind torch -o yaml", ref: "pytorch/mnist", output: "yaml"},
+		{args: "mnist --raw", ref: "mnist", raw: true},
+		{args: "mnist --raw -o json", ref: "mnist", output: "json", raw: true},
+		{args: "mnist -o name", ref: "mnist", output: "name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			var got *Options
+			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
+				t.Fatal(err)
+			}
+			if got.Ref.String() != tt.ref || got.Output != tt.output || got.Raw != tt.raw {
+				t.Errorf("ref %s output %q raw %v, want %s %q %v", got.Ref, got.Output, got.Raw, tt.ref, tt.output, tt.raw)
+			}
+		})
+	}
+}
+
+func TestNewCmdGetBadInput(t *testing.T) {
+	tests := []struct{ args, err string }{
+		{"", `"get" needs a job: NAME or KIND/NAME (got 0 arguments)`},
+		{"a b", `"get" needs a job: NAME or KIND/NAME (got 2 arguments)`},
+		{"mpi/mnist", `"mpi/mnist": unknown kind "mpi" (known: pytorch, tf)`},
+		{"mnist --kind mpi", `--kind "mpi": unknown kind (known: pytorch, tf)`},
+		{"tf/mnist --kind pytorch", `"tf/mnist" is a tf job but --kind says pytorch`},
+		{"mnist -o wide", `--output "wide": must be json, yaml or name`},
+		{"mnist --raw -o name", `--raw prints YAML or JSON, not -o name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
+			if exit.Code(err) != exit.Usage || err.Error() != tt.err {
+				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
+			}
+		})
+	}
+}
+
+// cluster is the fixtures with mnist's pods and warnings.
+func cluster(t *testing.T, tty bool, extra ...runtime.Object) (*cmdutil.Factory, func() (stdout, stderr string)) {
+	t.Helper()
+	t0 := jobstest.T0
+	ps := jobstest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, t0)
+	w0 := jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
+	w1 := jobstest.Pod("team-a", "mnist", "worker", 1, corev1.PodFailed, t0.Add(30*time.Minute))
+	w1.Status.ContainerStatuses = []corev1.ContainerStatus{{RestartCount: 1, State: corev1.ContainerState{
+		Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}
+	kube := kubefake.NewClientset(ps, w0, w1,
+		jobstest.Warning("team-a", "e1", "Pod", "mnist-worker-1", "BackOff", "Back-off restarting failed container", 4, t0.Add(50*time.Minute)),
+		jobstest.Warning("team-a", "e2", "PodGroup", "mnist", "Unschedulable", "0/3 tasks in gang unschedulable", 1, t0.Add(2*time.Minute)),
+		jobstest.Warning("team-a", "e3", "TFJob", "old", "Other", "another job", 1, t0),
+	)
+	dyn := jobstest.Dynamic(append(jobstest.Fixtures(), extra...)...)
+	f, stdout, stderr := jobstest.Factory(t, tty, dyn, kube)
+	return f, func() (string, string) { return stdout.String(), stderr.String() }
+}
+
+const mnistHuman = `Name:       mnist
+Namespace:  team-a
+Kind:       tf (TFJob.kubeflow.org/v1)
+Status:     Running (TFJobRunning): TFJob mnist is Running.
+User:       alice@corp
+Experiment: lr-sweep
+Created:    2025-03-01 12:00:00 UTC (60m ago)
+Started:    2025-03-01 12:01:00 UTC (59m ago)
+Finished:   -
+Duration:   59m
+Image:      example.com/train:2
+Command:    python train.py --lr 0.1
+Workers:    3/3 running
+GPUs:       2
+
+Replicas:
+TASK       STATUS    NODE     RESTARTS   EXIT CODE   REASON      AGE
+ps-0       Running   node-0   0          -           -           60m
+worker-0   Running   node-0   0          -           -           60m
+worker-1   Failed    node-1   1          137         OOMKilled   30m
+
+Warning events:
+AGE        OBJECT     REASON          MESSAGE
+58m        podgroup   Unschedulable   0/3 tasks in gang unschedulable
+10m (x4)   worker-1   BackOff         Back-off restarting failed container
+`
+
+func TestGetRun(t *testing.T) {
+	// The human view is for reading: the same with a terminal or without.
+	for _, tty := range []bool{true, false} {
+		for _, arg := range []string{"mnist", "tf/mnist", "tfjob/mnist"} {
+			f, output := cluster(t, tty)
+			if err := execute(f, nil, arg); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr := output()
+			if stdout != mnistHuman || stderr != "" {
+				t.Errorf("get %s (tty %v): stdout\n%s\nwant\n%s\nstderr %q", arg, tty, stdout, mnistHuman, stderr)
+			}
+		}
+	}
+}
+
+func TestGetExternalJob(t *testing.T) {
+	f, output := cluster(t, false)
+	if err := execute(f, nil, "resnet"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := output()
+	want := `Name:       resnet
+Namespace:  team-a
+Kind:       pytorch (PyTorchJob.kubeflow.org/v1)
+Status:     Queued (PyTorchJobCreated): waiting for its gang of pods to be scheduled together
+User:       (external)
+Managed-By: (external)
+Experiment: -
+Created:    2025-03-01 12:10:00 UTC (50m ago)
+Started:    -
+Finished:   -
+Duration:   -
+Image:      example.com/train:1
+Command:    -
+Workers:    0/4 running
+GPUs:       32
+
+Replicas:
+TASK       STATUS    NODE   RESTARTS   EXIT CODE   REASON   AGE
+master-0   Pending   -      0          -           NoPod    -
+worker-0   Pending   -      0          -           NoPod    -
+worker-1   Pending   -      0          -           NoPod    -
+worker-2   Pending   -      0          -           NoPod    -
+
+Warning events: none
+`
+	if stdout != want {
+		t.Errorf("stdout\n%s\nwant\n%s", stdout, want)
+	}
+}
+
+func TestGetJSON(t *testing.T) {
+	f, output := cluster(t, false)
+	if err := execute(f, nil, "mnist", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := output()
+	var doc jobs.Document
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if doc.APIVersion != "easyai.io/v1" || doc.Kind != "Job" || doc.Name != "mnist" || doc.JobKind != "tf" || doc.Status.State != job.Running ||
+		len(doc.Replicas) != 3 || doc.Replicas[2].Task != "worker-1" || *doc.Replicas[2].ExitCode != 137 ||
+		len(doc.Events) != 2 || doc.Events[1].Object != "worker-1" || doc.Events[1].Count != 4 ||
+		doc.Image != "example.com/train:2" || strings.Join(doc.Command, " ") != "python train.py --lr 0.1" || doc.Request["image"] != "example.com/train:2" || stderr != "" {
+		t.Errorf("document %+v\nstderr %q", doc, stderr)
+	}
+	for _, key := range []string{`"apiVersion": "easyai.io/v1",`, `"kind": "Job",`, `"objectKind": "TFJob",`, `"request": {`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("document lacks %s:\n%s", key, stdout)
+		}
+	}
+}
+
+func TestGetYAMLAndRaw(t *testing.T) {
+	f, output := cluster(t, false)
+	if err := execute(f, nil, "mnist", "-o", "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := output()
+	var doc jobs.Document
+	if err := yaml.Unmarshal([]byte(stdout), &doc); err != nil || doc.Kind != "Job" || len(doc.Replicas) != 3 {
+		t.Errorf("YAML document %v %+v\n%s", err, doc, stdout)
+	}
+
+	f, output = cluster(t, false)
+	if err := execute(f, nil, "mnist", "--raw"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ = output()
+	for _, line := range []string{"apiVersion: kubeflow.org/v1\n", "kind: TFJob\n", "  tfReplicaSpecs:\n"} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("raw YAML lacks %q:\n%s", line, stdout)
+		}
+	}
+	if strings.Contains(stdout, "managedFields") {
+		t.Errorf("raw YAML has managedFields")
+	}
+
+	f, output = cluster(t, false)
+	if err := execute(f, nil, "mnist", "--raw", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ = output()
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(stdout), &raw); err != nil || raw["kind"] != "TFJob" {
+		t.Errorf("raw JSON %v %v", err, raw["kind"])
+	}
+
+	f, output = cluster(t, true)
+	if err := execute(f, nil, "resnet", "-o", "name"); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, _ = output(); stdout != "pytorch/resnet\n" {
+		t.Errorf("-o name %q", stdout)
+	}
+}
+
+func TestGetErrors(t *testing.T) {
+	twin := jobstest.Job{Kind: "PyTorchJob", Name: "mnist", Created: jobstest.T0}.Object()
+	tests := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"ghost"}, exit.NotFound, "job ghost not found in namespace team-a"},
+		{[]string{"pytorch/ghost"}, exit.NotFound, "job pytorch/ghost not found in namespace team-a"},
+		{[]string{"bert"}, exit.NotFound, "job bert not found in namespace team-a"},
+		{[]string{"mnist"}, exit.Usage, "there are 2 jobs named mnist in namespace team-a (pytorch/mnist, tf/mnist): name one as KIND/NAME or with --kind"},
+	}
+	for _, tt := range tests {
+		f, output := cluster(t, false, twin)
+		err := execute(f, nil, tt.args...)
+		if exit.Code(err) != tt.code || err.Error() != tt.err {
+			t.Errorf("get %v: %v (exit %d), want exit %d %q", tt.args, err, exit.Code(err), tt.code, tt.err)
+		}
+		if stdout, _ := output(); stdout != "" {
+			t.Errorf("get %v printed %q", tt.args, stdout)
+		}
+	}
+	f, _ := cluster(t, false, twin)
+	if err := execute(f, nil, "mnist", "--kind", "pytorch"); err != nil {
+		t.Errorf("get mnist --kind pytorch: %v", err)
+	}
+}
+
+func TestGetKindNotInstalled(t *testing.T) {
+	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
+	jobstest.NotInstalled(dyn, "pytorchjobs")
+	f, _, _ := jobstest.Factory(t, false, dyn, nil)
+	if err := execute(f, nil, "mnist", "-o", "name"); err != nil {
+		t.Errorf("get mnist with PyTorchJob not installed: %v", err)
+	}
+	err := execute(f, nil, "pytorch/resnet")
+	if err == nil || err.Error() != "PyTorchJob (kubeflow.org/v1) is not installed on this cluster" || exit.Hint(err) == "" {
+		t.Errorf("get pytorch/resnet: %v", err)
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	got := shellJoin([]string{"python", "train.py", "--name", "a b", "it's", ""})
+	if want := `python train.py --name 'a b' 'it'\''s' ''`; got != want {
+		t.Errorf("shellJoin = %s, want %s", got, want)
+	}
+}

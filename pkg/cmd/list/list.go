@@ -1,0 +1,321 @@
+// Package list is "easyai list": the jobs of every kind in a namespace.
+package list
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/printers"
+)
+
+// Options of list.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	AllNamespaces bool
+	Output        string
+	KindNames     []string
+	StatusNames   []string
+	Experiment    string
+	User          string
+	Mine          bool
+	Selector      string
+
+	// Set by Validate.
+	Kinds  []kinds.Kind
+	States []job.State
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+}
+
+// Outputs are the values of -o.
+var Outputs = []string{"wide", "json", "yaml", "name"}
+
+// NewCmdList returns the command; runF replaces Complete and Run in tests.
+func NewCmdList(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List training jobs",
+		Long: `List the training jobs of every kind (TFJob, PyTorchJob, ...) in the namespace,
+or in all namespaces with -A, newest first.
+
+Jobs made without easyai are listed too: their USER is "(external)" when they
+name no user, and -o wide shows who manages them (MANAGED-BY).
+
+STATUS is easyai's state of the job: Queued (waiting for resources as a
+gang), Pending, Running, Succeeded, Failed, Suspended or Unknown. WORKERS is
+replicas running of replicas asked for, over every role. Both come from the
+job objects alone: list makes one request per kind and none per job.
+
+On a terminal the jobs are a table; otherwise each job is one line of
+tab-separated columns without a header. -o json and -o yaml print a JobList
+document (docs/output.md); -o name prints KIND/NAME lines.`,
+		Example: `  easyai list
+  easyai list -A --status running,queued
+  easyai list --kind tf --experiment lr-sweep -o wide
+  easyai list --mine -o json | jq -r '.items[].name'
+  easyai list -l team=vision -o name`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(cmd.Context()); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "list the jobs of every namespace")
+	fl.StringVarP(&o.Output, "output", "o", "", "output format: wide, json, yaml or name")
+	fl.StringSliceVar(&o.KindNames, "kind", nil, "only jobs of these kinds ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias; repeatable or comma-separated)")
+	fl.StringSliceVar(&o.StatusNames, "status", nil, "only jobs in these states ("+strings.ToLower(stateNames())+"; repeatable or comma-separated)")
+	fl.StringVar(&o.Experiment, "experiment", "", "only the jobs of this experiment")
+	fl.StringVar(&o.User, "user", "", "only the jobs this user submitted")
+	fl.BoolVar(&o.Mine, "mine", false, "only the jobs you submitted (the user the API server knows you as)")
+	fl.StringVarP(&o.Selector, "selector", "l", "", "label selector, passed to the API server (e.g. team=vision,tier!=dev)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(Outputs, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(strings.Split(strings.ToLower(stateNames()), ", "), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func stateNames() string {
+	names := make([]string, len(job.States))
+	for i, s := range job.States {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Validate checks the flags without reaching the cluster.
+func (o *Options) Validate() error {
+	switch o.Output {
+	case "", "wide", "json", "yaml", "name":
+	default:
+		return exit.UsageErrorf("--output %q: must be one of %s", o.Output, strings.Join(Outputs, ", "))
+	}
+	if o.Mine && o.User != "" {
+		return exit.UsageErrorf("--mine and --user %q: give one of them", o.User)
+	}
+	kinds, err := ParseKinds(o.Factory.Kinds, o.KindNames)
+	if err != nil {
+		return err
+	}
+	o.Kinds = kinds
+	states, err := ParseStates(o.StatusNames)
+	if err != nil {
+		return err
+	}
+	o.States = states
+	if o.Selector != "" {
+		if _, err := labels.Parse(o.Selector); err != nil {
+			return exit.UsageErrorf("--selector %q: %v", o.Selector, err)
+		}
+	}
+	if o.Experiment != "" {
+		if errs := validation.IsValidLabelValue(o.Experiment); len(errs) > 0 {
+			return exit.UsageErrorf("--experiment %q: %s", o.Experiment, strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// ParseKinds resolves kind names and aliases; none means every kind.
+func ParseKinds(reg *kinds.Registry, names []string) ([]kinds.Kind, error) {
+	var out []kinds.Kind
+	seen := map[string]bool{}
+	for _, name := range names {
+		k, ok := reg.Lookup(strings.TrimSpace(name))
+		if !ok {
+			return nil, exit.UsageErrorf("--kind %q: unknown kind (known: %s)", name, strings.Join(reg.Names(), ", "))
+		}
+		if !seen[k.Name()] {
+			seen[k.Name()] = true
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// ParseStates resolves state names, case-insensitively.
+func ParseStates(names []string) ([]job.State, error) {
+	var out []job.State
+	for _, name := range names {
+		found := false
+		for _, s := range job.States {
+			if strings.EqualFold(strings.TrimSpace(name), string(s)) {
+				out, found = append(out, s), true
+				break
+			}
+		}
+		if !found {
+			return nil, exit.UsageErrorf("--status %q: not a state (states: %s)", name, strings.ToLower(stateNames()))
+		}
+	}
+	return out, nil
+}
+
+// Complete resolves the namespace, the clients and, for --mine, the user.
+func (o *Options) Complete(ctx context.Context) error {
+	f := o.Factory
+	if !o.AllNamespaces {
+		ns, _, err := f.Namespace()
+		if err != nil {
+			return err
+		}
+		o.Namespace = ns
+	}
+	dyn, err := f.DynamicClient()
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	o.Client = &jobs.Client{Dynamic: dyn, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}
+	if o.Mine {
+		kubeClient, err := f.KubeClient()
+		if err != nil {
+			return err
+		}
+		if o.User, err = whoAmI(ctx, f, kubeClient); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// whoAmI is the user the API server knows this client as, falling back to
+// the kubeconfig context's user.
+func whoAmI(ctx context.Context, f *cmdutil.Factory, client kubernetes.Interface) (string, error) {
+	var loader clientcmd.ClientConfig
+	var contextName string
+	if f.ConfigFlags != nil {
+		loader = f.ConfigFlags.ToRawKubeConfigLoader()
+		if f.ConfigFlags.Context != nil {
+			contextName = *f.ConfigFlags.Context
+		}
+	}
+	if loader == nil {
+		loader = clientcmd.NewDefaultClientConfig(clientcmdapi.Config{}, nil)
+	}
+	return kube.WhoAmI(ctx, client, loader, contextName)
+}
+
+// Run lists and prints the jobs.
+func (o *Options) Run(ctx context.Context) error {
+	res, err := o.Client.List(ctx, jobs.ListOptions{
+		Namespace:     o.Namespace,
+		Kinds:         o.Kinds,
+		LabelSelector: o.Selector,
+		Experiment:    o.Experiment,
+		States:        o.States,
+		User:          o.User,
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range res.NotInstalled {
+		err := kube.NotInstalledError(k)
+		fmt.Fprintf(o.IO.ErrOut, "Warning: %v, skipped (%s)\n", err, exit.Hint(err))
+	}
+	now := o.Factory.Now()
+	switch o.Output {
+	case "json":
+		return printers.JSON(o.IO.Out, jobs.ListOf(res.Jobs, now))
+	case "yaml":
+		return printers.YAML(o.IO.Out, jobs.ListOf(res.Jobs, now))
+	case "name":
+		for _, j := range res.Jobs {
+			fmt.Fprintf(o.IO.Out, "%s/%s\n", j.Kind.Name(), j.Summary.Name)
+		}
+		return nil
+	}
+	if len(res.Jobs) == 0 {
+		if o.AllNamespaces {
+			fmt.Fprintln(o.IO.ErrOut, "No jobs found.")
+		} else {
+			fmt.Fprintf(o.IO.ErrOut, "No jobs found in namespace %s.\n", o.Namespace)
+		}
+		return nil
+	}
+	return o.printTable(res.Jobs, now)
+}
+
+func (o *Options) printTable(js []jobs.Job, now time.Time) error {
+	header := []string{"NAME", "KIND", "STATUS", "WORKERS", "GPUS", "AGE", "DURATION", "USER"}
+	wide := o.Output == "wide"
+	if wide {
+		header = append(header, "EXPERIMENT", "REASON", "MANAGED-BY")
+	}
+	if o.AllNamespaces {
+		header = append([]string{"NAMESPACE"}, header...)
+	}
+	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), header...)
+	for _, j := range js {
+		s := j.Summary
+		row := []string{
+			s.Name, j.Kind.Name(), string(s.Status.State),
+			fmt.Sprintf("%d/%d", s.Workers.Ready, s.Workers.Total),
+			strconv.FormatInt(s.GPUs, 10),
+			printers.Age(now, s.Created), Duration(&s, now), User(&s),
+		}
+		if wide {
+			row = append(row, s.Experiment, s.Status.Reason, s.ManagedBy)
+		}
+		if o.AllNamespaces {
+			row = append([]string{s.Namespace}, row...)
+		}
+		t.AddRow(row...)
+	}
+	return t.Render()
+}
+
+// Duration is how long the job has run, "-" before it started.
+func Duration(s *job.Summary, now time.Time) string {
+	if s.Started == nil {
+		return "-"
+	}
+	return printers.HumanDuration(s.Duration(now))
+}
+
+// External marks, in the USER column, a job made without easyai that names
+// no user.
+const External = "(external)"
+
+// User is the USER column: the submitter, or External.
+func User(s *job.Summary) string {
+	if s.User == "" && !s.ByEasyAI() {
+		return External
+	}
+	return s.User
+}

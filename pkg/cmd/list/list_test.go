@@ -1,0 +1,215 @@
+package list
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+)
+
+func TestMain(m *testing.M) {
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+func execute(f *cmdutil.Factory, runF func(*Options) error, args ...string) error {
+	cmd := NewCmdList(f, runF)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetOut(f.IOStreams.ErrOut)
+	cmd.SetErr(f.IOStreams.ErrOut)
+	return cmd.ExecuteContext(context.Background())
+}
+
+func TestNewCmdList(t *testing.T) {
+	tests := []struct {
+		args   string
+		want   Options
+		kinds  []string
+		states []job.State
+	}{
+		{args: "", want: Options{}},
+		{args: "-A -o wide", want: Options{AllNamespaces: true, Output: "wide"}},
+		{args: "--kind tf --kind pytorchjob", kinds: []string{"tf", "pytorch"}},
+		{args: "--kind tfjob,TFJob,torch", kinds: []string{"tf", "pytorch"}},
+		{args: "--status running,QUEUED --status Failed", states: []job.State{job.Running, job.Queued, job.Failed}},
+		{args: "--experiment lr-sweep -l team=vision,tier!=dev --user alice@corp -o json",
+			want: Options{Experiment: "lr-sweep", Selector: "team=vision,tier!=dev", User: "alice@corp", Output: "json"}},
+		{args: "--mine -o name", want: Options{Mine: true, Output: "name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			var got *Options
+			err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, k := range got.Kinds {
+				kinds = append(kinds, k.Name())
+			}
+			if !reflect.DeepEqual(kinds, tt.kinds) || !reflect.DeepEqual(got.States, tt.states) {
+				t.Errorf("kinds %v states %v, want %v %v", kinds, got.States, tt.kinds, tt.states)
+			}
+			tt.want.KindNames, tt.want.StatusNames = got.KindNames, got.StatusNames
+			if got.AllNamespaces != tt.want.AllNamespaces || got.Output != tt.want.Output || got.Experiment != tt.want.Experiment ||
+				got.Selector != tt.want.Selector || got.User != tt.want.User || got.Mine != tt.want.Mine {
+				t.Errorf("options %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewCmdListBadInput(t *testing.T) {
+	tests := []struct{ args, err string }{
+		{"--status bogus", `--status "bogus": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
+		{"--status running,nope", `--status "nope": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
+		{"--kind mpi", `--kind "mpi": unknown kind (known: pytorch, tf)`},
+		{"-o table", `--output "table": must be one of wide, json, yaml, name`},
+		{"--mine --user bob", `--mine and --user "bob": give one of them`},
+		{"-l team==a=b", `--selector "team==a=b"`},
+		{"--experiment a/b", `--experiment "a/b": `},
+		{"mnist", `"list" takes no arguments, got ["mnist"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
+			if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
+			}
+		})
+	}
+}
+
+func TestListRun(t *testing.T) {
+	tests := []struct {
+		name   string
+		tty    bool
+		args   string
+		stdout string
+		stderr string
+	}{
+		{name: "table", tty: true, stdout: "" +
+			"NAME     KIND      STATUS      WORKERS   GPUS   AGE   DURATION   USER\n" +
+			"resnet   pytorch   Queued      0/4       32     50m   -          (external)\n" +
+			"mnist    tf        Running     3/3       2      60m   59m        alice@corp\n" +
+			"old      tf        Succeeded   0/1       0      25h   60m        bob\n"},
+		{name: "tab-separated", tty: false, stdout: "" +
+			"resnet\tpytorch\tQueued\t0/4\t32\t50m\t-\t(external)\n" +
+			"mnist\ttf\tRunning\t3/3\t2\t60m\t59m\talice@corp\n" +
+			"old\ttf\tSucceeded\t0/1\t0\t25h\t60m\tbob\n"},
+		{name: "wide", tty: true, args: "-o wide", stdout: "" +
+			"NAME     KIND      STATUS      WORKERS   GPUS   AGE   DURATION   USER         EXPERIMENT   REASON              MANAGED-BY\n" +
+			"resnet   pytorch   Queued      0/4       32     50m   -          (external)   -            PyTorchJobCreated   -\n" +
+			"mnist    tf        Running     3/3       2      60m   59m        alice@corp   lr-sweep     TFJobRunning        easyai\n" +
+			"old      tf        Succeeded   0/1       0      25h   60m        bob          -            TFJobSucceeded      easyai\n"},
+		{name: "all namespaces", tty: true, args: "-A --status failed,succeeded", stdout: "" +
+			"NAMESPACE   NAME   KIND   STATUS      WORKERS   GPUS   AGE   DURATION   USER\n" +
+			"team-a      old    tf     Succeeded   0/1       0      25h   60m        bob\n" +
+			"team-b      bert   tf     Failed      0/4       4      30m   9m         alice@corp\n"},
+		{name: "all namespaces, tab-separated", tty: false, args: "-A --user alice@corp", stdout: "" +
+			"team-a\tmnist\ttf\tRunning\t3/3\t2\t60m\t59m\talice@corp\n" +
+			"team-b\tbert\ttf\tFailed\t0/4\t4\t30m\t9m\talice@corp\n"},
+		{name: "kind and experiment", tty: false, args: "--kind tf --experiment lr-sweep", stdout: "mnist\ttf\tRunning\t3/3\t2\t60m\t59m\talice@corp\n"},
+		{name: "names", tty: true, args: "-o name", stdout: "pytorch/resnet\ntf/mnist\ntf/old\n"},
+		{name: "nothing found", tty: true, args: "--status suspended", stderr: "No jobs found in namespace team-a.\n"},
+		{name: "nothing found anywhere", tty: false, args: "-A -l team=none", stderr: "No jobs found.\n"},
+		{name: "nothing found, as JSON", tty: false, args: "--status suspended -o json",
+			stdout: "{\n  \"apiVersion\": \"easyai.io/v1\",\n  \"kind\": \"JobList\",\n  \"items\": []\n}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, stdout, stderr := jobstest.Factory(t, tt.tty, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+			if err := execute(f, nil, strings.Fields(tt.args)...); err != nil {
+				t.Fatal(err)
+			}
+			if stdout.String() != tt.stdout {
+				t.Errorf("stdout\n%s\nwant\n%s", stdout, tt.stdout)
+			}
+			if stderr.String() != tt.stderr {
+				t.Errorf("stderr %q, want %q", stderr, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestListJSONAndYAML(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		f, stdout, stderr := jobstest.Factory(t, tty, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+		if err := execute(f, nil, "-o", "json"); err != nil {
+			t.Fatal(err)
+		}
+		var l jobs.List
+		if err := json.Unmarshal(stdout.Bytes(), &l); err != nil {
+			t.Fatalf("stdout is no JSON: %v\n%s", err, stdout)
+		}
+		if l.APIVersion != "easyai.io/v1" || l.Kind != "JobList" || len(l.Items) != 3 || stderr.Len() != 0 {
+			t.Fatalf("document %+v, stderr %q", l, stderr)
+		}
+		mnist := l.Items[1]
+		if mnist.Name != "mnist" || mnist.JobKind != "tf" || mnist.ObjectKind != "TFJob" || mnist.Status.State != job.Running ||
+			mnist.Workers != (job.ReplicaCount{Ready: 3, Total: 3}) || mnist.GPUs != 2 || mnist.User != "alice@corp" || mnist.DurationSeconds != 59*60 {
+			t.Errorf("mnist %+v", mnist)
+		}
+		if resnet := l.Items[0]; resnet.ManagedBy != "" || resnet.User != "" || resnet.Status.State != job.Queued {
+			t.Errorf("resnet %+v", resnet)
+		}
+	}
+	f, stdout, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	if err := execute(f, nil, "-o", "yaml", "--kind", "pytorch"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"apiVersion: easyai.io/v1\n", "kind: JobList\n", "- created: \"2025-03-01T12:10:00Z\"\n", "  jobKind: pytorch\n", "    state: Queued\n"} {
+		if !strings.Contains(stdout.String(), line) {
+			t.Errorf("YAML lacks %q:\n%s", line, stdout)
+		}
+	}
+}
+
+func TestListWarnsOfKindsNotInstalled(t *testing.T) {
+	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
+	jobstest.NotInstalled(dyn, "pytorchjobs")
+	f, stdout, stderr := jobstest.Factory(t, false, dyn, nil)
+	if err := execute(f, nil, "-o", "name"); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "tf/mnist\ntf/old\n" {
+		t.Errorf("stdout %q", stdout)
+	}
+	want := "Warning: PyTorchJob (kubeflow.org/v1) is not installed on this cluster, skipped (install the Kubeflow training-operator (v1), which serves it)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q\nwant   %q", stderr, want)
+	}
+}
+
+func TestListMine(t *testing.T) {
+	kube := kubefake.NewClientset()
+	kube.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{
+			UserInfo: authenticationv1.UserInfo{Username: "alice@corp"}}}, nil
+	})
+	f, stdout, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), kubernetes.Interface(kube))
+	if err := execute(f, nil, "--mine", "-A", "-o", "name"); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "tf/mnist\ntf/bert\n" {
+		t.Errorf("stdout %q", stdout)
+	}
+}

@@ -1,0 +1,242 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// Details is everything get shows of one job.
+type Details struct {
+	Kind    kinds.Kind
+	Object  *unstructured.Unstructured
+	Summary job.Summary
+	// Replicas by role and index, from the job's pods.
+	Replicas []job.Replica
+	// Events are the Warning events of the job, its pods and its PodGroup,
+	// oldest first.
+	Events []Event
+	// Image and Command are what the job runs: from the request easyai
+	// recorded, else the first container of the first role.
+	Image   string
+	Command []string
+	// Request is the decoded easyai.io/request annotation; nil without one.
+	Request map[string]any
+}
+
+// Event is one Warning event about a job or one of its objects.
+type Event struct {
+	// Object is "job", a replica's task ("worker-1"), a pod of no replica
+	// ("pod/NAME") or "podgroup" (gang scheduling).
+	Object   string    `json:"object"`
+	Reason   string    `json:"reason"`
+	Message  string    `json:"message"`
+	Count    int32     `json:"count"`
+	LastSeen time.Time `json:"lastSeen"`
+}
+
+// Describe reads a job's details with one LIST of its pods and one LIST of
+// the namespace's Warning events.
+func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*Details, error) {
+	d := &Details{Kind: k, Object: obj, Summary: c.summarize(k, obj)}
+	ns, name := obj.GetNamespace(), obj.GetName()
+	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: k.PodSelector(name)})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of %s/%s: %w", k.Name(), name, err)
+	}
+	if d.Replicas, err = k.Replicas(obj, pods.Items); err != nil {
+		return nil, err
+	}
+	if d.Events, err = c.warnings(ctx, k, obj, d.Replicas, pods.Items); err != nil {
+		return nil, err
+	}
+	d.Request = request(obj)
+	d.Image, d.Command = whatItRuns(d.Request, obj, d.Replicas)
+	return d, nil
+}
+
+// warnings lists the namespace's Warning events and keeps those of the job,
+// its pods and its PodGroup.
+func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, replicas []job.Replica, pods []corev1.Pod) ([]Event, error) {
+	objectOf := map[string]string{}
+	for i := range pods {
+		objectOf["Pod/"+pods[i].Name] = "pod/" + pods[i].Name
+	}
+	for _, r := range replicas {
+		if r.Pod != "" {
+			objectOf["Pod/"+r.Pod] = r.Task
+		}
+	}
+	objectOf[k.GroupVersionKind().Kind+"/"+obj.GetName()] = "job"
+	objectOf["PodGroup/"+obj.GetName()] = "podgroup"
+
+	var out []Event
+	opts := metav1.ListOptions{FieldSelector: "type=" + corev1.EventTypeWarning, Limit: PageSize}
+	for {
+		page, err := c.Kube.CoreV1().Events(obj.GetNamespace()).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing the events of %s/%s: %w", k.Name(), obj.GetName(), err)
+		}
+		for i := range page.Items {
+			ev := &page.Items[i]
+			object, ok := objectOf[ev.InvolvedObject.Kind+"/"+ev.InvolvedObject.Name]
+			if !ok || ev.Type != corev1.EventTypeWarning {
+				continue
+			}
+			out = append(out, Event{Object: object, Reason: ev.Reason, Message: strings.TrimSpace(ev.Message), Count: eventCount(ev), LastSeen: lastSeen(ev)})
+		}
+		if opts.Continue = page.Continue; opts.Continue == "" {
+			break
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].LastSeen.Before(out[j].LastSeen) })
+	return out, nil
+}
+
+func eventCount(ev *corev1.Event) int32 {
+	switch {
+	case ev.Series != nil && ev.Series.Count > 0:
+		return ev.Series.Count
+	case ev.Count > 0:
+		return ev.Count
+	}
+	return 1
+}
+
+// lastSeen is when the event last happened, whichever of its times the
+// reporter filled.
+func lastSeen(ev *corev1.Event) time.Time {
+	for _, t := range []time.Time{ev.LastTimestamp.Time, seriesTime(ev), ev.EventTime.Time, ev.FirstTimestamp.Time} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return ev.CreationTimestamp.Time
+}
+
+func seriesTime(ev *corev1.Event) time.Time {
+	if ev.Series == nil {
+		return time.Time{}
+	}
+	return ev.Series.LastObservedTime.Time
+}
+
+// request decodes the easyai.io/request annotation.
+func request(obj *unstructured.Unstructured) map[string]any {
+	raw, ok := obj.GetAnnotations()[job.RequestAnnotation]
+	if !ok {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return nil
+	}
+	return m
+}
+
+// whatItRuns is the job's image and command: as requested when easyai
+// submitted it, else those of the first container of the first role.
+func whatItRuns(req map[string]any, obj *unstructured.Unstructured, replicas []job.Replica) (string, []string) {
+	image, _ := req["image"].(string)
+	command := stringsOf(req["command"])
+	if image != "" && command != nil {
+		return image, command
+	}
+	templates := podTemplates(obj)
+	if len(templates) == 0 {
+		return image, command
+	}
+	pick := templates[0]
+	if len(replicas) > 0 {
+		for _, t := range templates {
+			if strings.EqualFold(t.role, replicas[0].Role) {
+				pick = t
+				break
+			}
+		}
+	}
+	if image == "" {
+		image = pick.image
+	}
+	if command == nil {
+		command = pick.command
+	}
+	return image, command
+}
+
+// stringsOf reads a command given as a list of strings or as one string.
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return nil
+		}
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// roleTemplate is the first container of one role's pod template.
+type roleTemplate struct {
+	role    string
+	image   string
+	command []string
+}
+
+// podTemplates finds the pod templates in a job's spec without knowing its
+// kind's shape: any "template" with containers, named by the key above it
+// (tfReplicaSpecs.Worker) or its sibling "name" (a Volcano task).
+func podTemplates(obj *unstructured.Unstructured) []roleTemplate {
+	var out []roleTemplate
+	var walk func(role string, v any, depth int)
+	walk = func(role string, v any, depth int) {
+		if depth > 6 {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if name, ok := v["name"].(string); ok {
+				role = name
+			}
+			if containers, found, _ := unstructured.NestedSlice(v, "template", "spec", "containers"); found && len(containers) > 0 {
+				if c, ok := containers[0].(map[string]any); ok {
+					image, _ := c["image"].(string)
+					out = append(out, roleTemplate{role: role, image: image, command: append(stringsOf(c["command"]), stringsOf(c["args"])...)})
+				}
+				return
+			}
+			keys := make([]string, 0, len(v))
+			for key := range v {
+				keys = append(keys, key)
+			}
+			sort.Strings(keys)
+			for _, key := range keys {
+				walk(key, v[key], depth+1)
+			}
+		case []any:
+			for _, e := range v {
+				walk(role, e, depth+1)
+			}
+		}
+	}
+	walk("", obj.Object["spec"], 0)
+	return out
+}

@@ -1,0 +1,469 @@
+package jobs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+var (
+	t0  = jobstest.T0
+	now = jobstest.Now
+	ctx = context.Background()
+)
+
+func TestMain(m *testing.M) {
+	// The converter reads times in the local zone; documents print them so.
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+func at(d time.Duration) *time.Time { t := t0.Add(d); return &t }
+
+func worker(n, gpus, active int32) jobstest.Role {
+	return jobstest.Role{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: n, GPUs: int64(gpus), Active: active}
+}
+
+func fixtures() []runtime.Object { return jobstest.Fixtures() }
+
+func client(objs ...runtime.Object) *jobs.Client {
+	return &jobs.Client{Dynamic: jobstest.Dynamic(objs...), Kube: kubefake.NewClientset(), Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu"}
+}
+
+func names(js []jobs.Job) []string {
+	var out []string
+	for _, j := range js {
+		out = append(out, j.Summary.Namespace+"/"+j.Kind.Name()+"/"+j.Summary.Name+":"+string(j.Summary.Status.State))
+	}
+	return out
+}
+
+func kind(t *testing.T, name string) kinds.Kind {
+	t.Helper()
+	k, ok := jobstest.Registry().Lookup(name)
+	if !ok {
+		t.Fatalf("no kind %s", name)
+	}
+	return k
+}
+
+func TestListSortsAndSummarizesEveryKind(t *testing.T) {
+	c := client(fixtures()...)
+	res, err := c.List(ctx, jobs.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"team-a/pytorch/resnet:Queued", "team-a/tf/mnist:Running", "team-a/tf/old:Succeeded",
+		"team-b/tf/bert:Failed",
+	}
+	if got := names(res.Jobs); !reflect.DeepEqual(got, want) {
+		t.Errorf("jobs %v\nwant %v", got, want)
+	}
+	mnist := res.Jobs[1].Summary
+	if mnist.Workers != (job.ReplicaCount{Ready: 3, Total: 3}) || mnist.GPUs != 2 || mnist.User != "alice@corp" {
+		t.Errorf("mnist summary %+v", mnist)
+	}
+	resnet := res.Jobs[0].Summary
+	if resnet.GPUs != 32 || resnet.ByEasyAI() || resnet.User != "" {
+		t.Errorf("resnet summary %+v", resnet)
+	}
+}
+
+// pagingDynamic serves each kind's jobs in pages of one and records the
+// options of every LIST (the fake dynamic client drops Limit and Continue).
+type pagingDynamic struct {
+	dynamic.Interface
+	mu    sync.Mutex
+	lists []string
+	jobs  map[string][]unstructured.Unstructured
+}
+
+func (d *pagingDynamic) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return pagingResource{d.Interface.Resource(gvr), d, gvr.Resource}
+}
+
+type pagingResource struct {
+	dynamic.NamespaceableResourceInterface
+	d        *pagingDynamic
+	resource string
+}
+
+func (r pagingResource) Namespace(ns string) dynamic.ResourceInterface { return r }
+
+func (r pagingResource) List(_ context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	r.d.mu.Lock()
+	defer r.d.mu.Unlock()
+	r.d.lists = append(r.d.lists, fmt.Sprintf("%s limit=%d continue=%q", r.resource, opts.Limit, opts.Continue))
+	page := 0
+	if opts.Continue != "" {
+		page, _ = strconv.Atoi(opts.Continue)
+	}
+	list := &unstructured.UnstructuredList{Items: r.d.jobs[r.resource][page : page+1]}
+	if page+1 < len(r.d.jobs[r.resource]) {
+		list.SetContinue(strconv.Itoa(page + 1))
+	}
+	return list, nil
+}
+
+func TestListMakesOnePaginatedListPerKindAndNothingElse(t *testing.T) {
+	d := &pagingDynamic{Interface: jobstest.Dynamic(), jobs: map[string][]unstructured.Unstructured{}}
+	for i := range 3 {
+		d.jobs["tfjobs"] = append(d.jobs["tfjobs"], *jobstest.Job{Name: fmt.Sprintf("tf-%d", i), Created: t0.Add(time.Duration(i) * time.Minute)}.Object())
+	}
+	d.jobs["pytorchjobs"] = []unstructured.Unstructured{*jobstest.Job{Kind: "PyTorchJob", Name: "pt", Created: t0.Add(-time.Minute)}.Object()}
+	// No Kube client: listing must not need pods or anything else.
+	c := &jobs.Client{Dynamic: d, Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu"}
+	res, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(res.Jobs), []string{"team-a/tf/tf-2:Pending", "team-a/tf/tf-1:Pending", "team-a/tf/tf-0:Pending", "team-a/pytorch/pt:Pending"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("jobs %v\nwant %v", got, want)
+	}
+	sort.Strings(d.lists)
+	want := []string{
+		`pytorchjobs limit=500 continue=""`,
+		`tfjobs limit=500 continue=""`, `tfjobs limit=500 continue="1"`, `tfjobs limit=500 continue="2"`,
+	}
+	if !reflect.DeepEqual(d.lists, want) {
+		t.Errorf("requests\n%q\nwant\n%q", d.lists, want)
+	}
+}
+
+func TestListFilters(t *testing.T) {
+	tests := []struct {
+		name string
+		opts jobs.ListOptions
+		want []string
+	}{
+		{"namespace", jobs.ListOptions{Namespace: "team-b"}, []string{"team-b/tf/bert:Failed"}},
+		{"kind", jobs.ListOptions{Kinds: []kinds.Kind{kind(t, "pytorch")}}, []string{"team-a/pytorch/resnet:Queued"}},
+		{"states", jobs.ListOptions{States: []job.State{job.Failed, job.Succeeded}}, []string{"team-a/tf/old:Succeeded", "team-b/tf/bert:Failed"}},
+		{"experiment", jobs.ListOptions{Experiment: "lr-sweep"}, []string{"team-a/tf/mnist:Running"}},
+		{"selector", jobs.ListOptions{LabelSelector: "easyai.io/user=bob"}, []string{"team-a/tf/old:Succeeded"}},
+		{"managed only", jobs.ListOptions{Namespace: "team-a", ManagedOnly: true}, []string{"team-a/tf/mnist:Running", "team-a/tf/old:Succeeded"}},
+		{"user, exact", jobs.ListOptions{User: "alice@corp"}, []string{"team-a/tf/mnist:Running", "team-b/tf/bert:Failed"}},
+		{"user, label form", jobs.ListOptions{User: "alice_corp"}, []string{"team-a/tf/mnist:Running", "team-b/tf/bert:Failed"}},
+		{"user nobody", jobs.ListOptions{User: "carol"}, nil},
+	}
+	objs := fixtures()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := client(objs...).List(ctx, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(res.Jobs); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("jobs %v\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestListTellsUsersWithTheSameLabelApart(t *testing.T) {
+	objs := []runtime.Object{
+		jobstest.Job{Name: "a", Created: t0, User: "alice@corp"}.Object(),
+		jobstest.Job{Name: "b", Created: t0, User: "alice_corp"}.Object(),
+		jobstest.Job{Name: "c", Created: t0, Labels: map[string]string{job.UserLabel: "alice_corp"}}.Object(), // no annotation
+	}
+	for user, want := range map[string][]string{
+		"alice@corp": {"team-a/tf/a:Pending", "team-a/tf/c:Pending"},
+		"alice_corp": {"team-a/tf/a:Pending", "team-a/tf/b:Pending", "team-a/tf/c:Pending"},
+	} {
+		res, err := client(objs...).List(ctx, jobs.ListOptions{User: user})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(res.Jobs); !reflect.DeepEqual(got, want) {
+			t.Errorf("--user %s: %v, want %v", user, got, want)
+		}
+	}
+}
+
+func TestListSkipsKindsNotInstalled(t *testing.T) {
+	dyn := jobstest.Dynamic(fixtures()...)
+	jobstest.NotInstalled(dyn, "pytorchjobs")
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	res, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(res.Jobs); !reflect.DeepEqual(got, []string{"team-a/tf/mnist:Running", "team-a/tf/old:Succeeded"}) {
+		t.Errorf("jobs %v", got)
+	}
+	if len(res.NotInstalled) != 1 || res.NotInstalled[0].Name() != "pytorch" {
+		t.Errorf("not installed %v, want pytorch", res.NotInstalled)
+	}
+}
+
+func TestListFailsOnOtherErrors(t *testing.T) {
+	dyn := jobstest.Dynamic()
+	dyn.PrependReactor("list", "tfjobs", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "kubeflow.org", Resource: "tfjobs"}, "", errors.New("no"))
+	})
+	_, err := (&jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}).List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	if err == nil || !strings.Contains(err.Error(), "listing TFJob") || !apierrors.IsForbidden(err) {
+		t.Errorf("err = %v, want the forbidden LIST of TFJobs", err)
+	}
+}
+
+func TestListShowsAJobItCannotReadAsUnknown(t *testing.T) {
+	bad := jobstest.Job{Name: "weird", Created: t0}.Object()
+	_ = unstructured.SetNestedField(bad.Object, "not-a-map", "status")
+	res, err := client(bad).List(ctx, jobs.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Jobs) != 1 || res.Jobs[0].Summary.Status.State != job.Unknown || res.Jobs[0].Summary.Status.Reason != "Unreadable" {
+		t.Errorf("jobs %+v", res.Jobs)
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	reg := jobstest.Registry()
+	tests := []struct {
+		arg, kind string
+		want      string
+		usage     string
+	}{
+		{arg: "mnist", want: "mnist"},
+		{arg: "tf/mnist", want: "tf/mnist"},
+		{arg: "tfjob/mnist", want: "tf/mnist"},
+		{arg: "TFJob/mnist", want: "tf/mnist"},
+		{arg: "mnist", kind: "pytorchjob", want: "pytorch/mnist"},
+		{arg: "tf/mnist", kind: "tensorflow", want: "tf/mnist"},
+		{arg: "mpi/mnist", usage: `"mpi/mnist": unknown kind "mpi" (known: pytorch, tf)`},
+		{arg: "mnist", kind: "mpi", usage: `--kind "mpi": unknown kind (known: pytorch, tf)`},
+		{arg: "tf/mnist", kind: "pytorch", usage: `"tf/mnist" is a tf job but --kind says pytorch`},
+		{arg: "tf/", usage: `"tf/": a job is NAME or KIND/NAME`},
+		{arg: "tf/a/b", usage: `"tf/a/b": a job is NAME or KIND/NAME`},
+	}
+	for _, tt := range tests {
+		ref, err := jobs.ParseRef(reg, tt.arg, tt.kind)
+		if tt.usage != "" {
+			if exit.Code(err) != exit.Usage || err.Error() != tt.usage {
+				t.Errorf("ParseRef(%q, %q) error %v (code %d), want usage error %q", tt.arg, tt.kind, err, exit.Code(err), tt.usage)
+			}
+			continue
+		}
+		if err != nil || ref.String() != tt.want {
+			t.Errorf("ParseRef(%q, %q) = %q, %v; want %q", tt.arg, tt.kind, ref, err, tt.want)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	objs := append(fixtures(), jobstest.Job{Kind: "PyTorchJob", Name: "mnist", Created: t0}.Object())
+	tf, pt := kind(t, "tf"), kind(t, "pytorch")
+
+	k, obj, err := client(objs...).Find(ctx, "team-a", jobs.Ref{Name: "resnet"})
+	if err != nil || k.Name() != "pytorch" || obj.GetName() != "resnet" {
+		t.Errorf("Find(resnet) = %v, %v, %v", k, obj, err)
+	}
+	_, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Name: "mnist"})
+	if exit.Code(err) != exit.Usage || err.Error() != "there are 2 jobs named mnist in namespace team-a (pytorch/mnist, tf/mnist): name one as KIND/NAME or with --kind" {
+		t.Errorf("Find(mnist) in two kinds: %v", err)
+	}
+	if k, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Kind: tf, Name: "mnist"}); err != nil || k.Name() != tf.Name() {
+		t.Errorf("Find(tf/mnist) = %v, %v", k, err)
+	}
+	_, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Name: "ghost"})
+	if exit.Code(err) != exit.NotFound || err.Error() != "job ghost not found in namespace team-a" {
+		t.Errorf("Find(ghost): %v", err)
+	}
+	_, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Kind: pt, Name: "ghost"})
+	if exit.Code(err) != exit.NotFound || err.Error() != "job pytorch/ghost not found in namespace team-a" {
+		t.Errorf("Find(pytorch/ghost): %v", err)
+	}
+}
+
+func TestFindSkipsKindsNotInstalledUnlessAskedFor(t *testing.T) {
+	dyn := jobstest.Dynamic(fixtures()...)
+	jobstest.NotInstalled(dyn, "pytorchjobs")
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	if k, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+		t.Errorf("Find(mnist) = %v, %v", k, err)
+	}
+	if _, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "ghost"}); exit.Code(err) != exit.NotFound {
+		t.Errorf("Find(ghost) = %v, want not found", err)
+	}
+	_, _, err := c.Find(ctx, "team-a", jobs.Ref{Kind: kind(t, "pytorch"), Name: "resnet"})
+	if err == nil || err.Error() != "PyTorchJob (kubeflow.org/v1) is not installed on this cluster" ||
+		exit.Hint(err) != "install the Kubeflow training-operator (v1), which serves it" {
+		t.Errorf("Find(pytorch/resnet) = %v (hint %q)", err, exit.Hint(err))
+	}
+}
+
+func TestFindKeepsAJobWhenAnotherKindIsForbidden(t *testing.T) {
+	dyn := jobstest.Dynamic(fixtures()...)
+	dyn.PrependReactor("get", "pytorchjobs", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "kubeflow.org", Resource: "pytorchjobs"}, "mnist", errors.New("no"))
+	})
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	if k, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+		t.Errorf("Find(mnist) = %v, %v", k, err)
+	}
+	if _, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "ghost"}); !apierrors.IsForbidden(err) {
+		t.Errorf("Find(ghost) = %v, want the forbidden error: the job may be a PyTorchJob", err)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	obj := jobstest.Job{Name: "mnist", Created: t0, User: "alice@corp",
+		Request:    `{"image":"example.com/train:2","command":["python","train.py"],"workers":2}`,
+		Roles:      []jobstest.Role{{Type: kubeflowv1.TFJobReplicaTypePS, Replicas: 1, Active: 1}, worker(2, 1, 1)},
+		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}, Started: at(time.Minute)}.Object()
+	ps := jobstest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, t0)
+	w0 := jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
+	w1 := jobstest.Pod("team-a", "mnist", "worker", 1, corev1.PodPending, t0)
+	w1.Spec.NodeName = ""
+	w1.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/4 nodes are available"}}
+	other := jobstest.Pod("team-a", "other", "worker", 0, corev1.PodRunning, t0)
+	kube := kubefake.NewClientset(ps, w0, w1, other,
+		jobstest.Warning("team-a", "e1", "Pod", "mnist-worker-1", "FailedScheduling", "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.", 3, t0.Add(5*time.Minute)),
+		jobstest.Warning("team-a", "e2", "TFJob", "mnist", "SettedPodTemplateRestartPolicy", "Restart policy in pod template will be overwritten", 1, t0.Add(time.Minute)),
+		jobstest.Warning("team-a", "e3", "PodGroup", "mnist", "Unschedulable", "1/3 tasks in gang unschedulable", 1, t0.Add(2*time.Minute)),
+		jobstest.Warning("team-a", "e4", "Pod", "other-worker-0", "BackOff", "not ours", 1, t0),
+		jobstest.Warning("team-b", "e5", "TFJob", "mnist", "Other", "another namespace", 1, t0),
+		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e6", Namespace: "team-a"}, Type: corev1.EventTypeNormal, Reason: "Scheduled",
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "mnist-worker-0"}},
+	)
+	c := &jobs.Client{Dynamic: jobstest.Dynamic(obj), Kube: kube, Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu"}
+	d, err := c.Describe(ctx, kind(t, "tf"), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []string
+	for _, r := range d.Replicas {
+		tasks = append(tasks, r.Task+":"+r.Phase+":"+r.Reason)
+	}
+	if want := []string{"ps-0:Running:", "worker-0:Running:", "worker-1:Pending:Unschedulable"}; !reflect.DeepEqual(tasks, want) {
+		t.Errorf("replicas %v, want %v", tasks, want)
+	}
+	var events []string
+	for _, e := range d.Events {
+		events = append(events, e.Object+":"+e.Reason)
+	}
+	if want := []string{"job:SettedPodTemplateRestartPolicy", "podgroup:Unschedulable", "worker-1:FailedScheduling"}; !reflect.DeepEqual(events, want) {
+		t.Errorf("events %v, want %v", events, want)
+	}
+	if d.Events[2].Count != 3 || !d.Events[2].LastSeen.Equal(t0.Add(5*time.Minute)) {
+		t.Errorf("event %+v", d.Events[2])
+	}
+	if d.Image != "example.com/train:2" || !reflect.DeepEqual(d.Command, []string{"python", "train.py"}) || d.Request["workers"] != float64(2) {
+		t.Errorf("image %q command %q request %v", d.Image, d.Command, d.Request)
+	}
+	// One LIST of pods (by the kind's selector) and one of Warning events.
+	var lists []string
+	for _, a := range kube.Actions() {
+		la := a.(clienttesting.ListActionImpl)
+		lists = append(lists, a.GetVerb()+" "+a.GetResource().Resource+" "+la.GetListRestrictions().Labels.String()+la.GetListOptions().FieldSelector)
+	}
+	if want := []string{"list pods training.kubeflow.org/job-name=mnist", "list events type=Warning"}; !reflect.DeepEqual(lists, want) {
+		t.Errorf("requests %q, want %q", lists, want)
+	}
+}
+
+func TestDescribeReadsImageAndCommandFromTheFirstRole(t *testing.T) {
+	obj := jobstest.Job{Name: "handmade", External: true, Created: t0, Roles: []jobstest.Role{
+		{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 2, Image: "worker:1", Command: []string{"python", "worker.py"}},
+		{Type: kubeflowv1.TFJobReplicaTypePS, Replicas: 1, Image: "ps:1", Command: []string{"python", "ps.py"}},
+	}}.Object()
+	c := client(obj)
+	d, err := c.Describe(ctx, kind(t, "tf"), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PS comes before Worker in TF's order of roles.
+	if d.Image != "ps:1" || !reflect.DeepEqual(d.Command, []string{"python", "ps.py"}) || d.Request != nil {
+		t.Errorf("image %q command %q request %v", d.Image, d.Command, d.Request)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	dyn := jobstest.Dynamic(fixtures()...)
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	if err := c.Delete(ctx, kind(t, "tf"), "team-a", "mnist"); err != nil {
+		t.Fatal(err)
+	}
+	del := dyn.Actions()[0].(clienttesting.DeleteAction)
+	if p := del.GetDeleteOptions().PropagationPolicy; p == nil || *p != metav1.DeletePropagationBackground {
+		t.Errorf("propagation %v, want Background", p)
+	}
+	if err := c.Delete(ctx, kind(t, "tf"), "team-a", "mnist"); exit.Code(err) != exit.NotFound || err.Error() != "job tf/mnist not found in namespace team-a" {
+		t.Errorf("second delete: %v", err)
+	}
+	jobstest.NotInstalled(dyn, "pytorchjobs")
+	if err := c.Delete(ctx, kind(t, "pytorch"), "team-a", "resnet"); exit.Hint(err) == "" {
+		t.Errorf("delete of a kind not installed: %v, want the hint", err)
+	}
+}
+
+func TestDocuments(t *testing.T) {
+	res, err := client(fixtures()...).List(ctx, jobs.ListOptions{Namespace: "team-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(jobs.ListOf(res.Jobs, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"apiVersion":"easyai.io/v1","kind":"JobList","items":[{"name":"bert","namespace":"team-b",` +
+		`"status":{"state":"Failed","reason":"TFJobFailed","message":"TFJob bert is Failed."},"user":"alice@corp","managedBy":"easyai",` +
+		`"workers":{"ready":0,"total":4},"gpus":4,"created":"2025-03-01T12:30:00Z","started":"2025-03-01T12:31:00Z","finished":"2025-03-01T12:40:00Z",` +
+		`"jobKind":"tf","objectAPIVersion":"kubeflow.org/v1","objectKind":"TFJob","durationSeconds":540,` +
+		`"labels":{"app.kubernetes.io/managed-by":"easyai","easyai.io/job-name":"bert","easyai.io/kind":"tf","easyai.io/user":"alice_corp"}}]}`
+	if got := string(data); got != want {
+		t.Errorf("JobList\n%s\nwant\n%s", got, want)
+	}
+	empty, _ := json.Marshal(jobs.ListOf(nil, now))
+	if string(empty) != `{"apiVersion":"easyai.io/v1","kind":"JobList","items":[]}` {
+		t.Errorf("empty JobList %s", empty)
+	}
+
+	d := &jobs.Details{Kind: res.Jobs[0].Kind, Summary: res.Jobs[0].Summary}
+	doc, err := json.Marshal(jobs.DocumentOf(d, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["apiVersion"] != "easyai.io/v1" || m["kind"] != "Job" || m["objectKind"] != "TFJob" || m["jobKind"] != "tf" {
+		t.Errorf("Job document %s", doc)
+	}
+	if _, ok := m["request"]; ok {
+		t.Errorf("request present without an annotation: %s", doc)
+	}
+	if r, ok := m["replicas"].([]any); !ok || len(r) != 0 {
+		t.Errorf("replicas must be an empty list, not absent: %s", doc)
+	}
+}

@@ -1,0 +1,57 @@
+package printers
+
+import (
+	"fmt"
+	"time"
+)
+
+// HumanDuration prints d with two units at most, coarser as it grows, the
+// way kubectl's AGE column does: "45s", "5m3s", "42m", "3h5m", "20h",
+// "2d4h", "35d", "2y10d".
+func HumanDuration(d time.Duration) string {
+	const day, year = 24 * time.Hour, 365 * 24 * time.Hour
+	switch {
+	case d < -time.Second:
+		// A clock skew this large is worth showing rather than hiding.
+		return "<invalid>"
+	case d < 0:
+		return "0s"
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%ds", int64(d/time.Second))
+	case d < 10*time.Minute:
+		return twoUnits(d, time.Minute, "m", time.Second, "s")
+	case d < 3*time.Hour:
+		return fmt.Sprintf("%dm", int64(d/time.Minute))
+	case d < 8*time.Hour:
+		return twoUnits(d, time.Hour, "h", time.Minute, "m")
+	case d < 2*day:
+		return fmt.Sprintf("%dh", int64(d/time.Hour))
+	case d < 8*day:
+		return twoUnits(d, day, "d", time.Hour, "h")
+	case d < 2*year:
+		return fmt.Sprintf("%dd", int64(d/day))
+	case d < 8*year:
+		return twoUnits(d, year, "y", day, "d")
+	default:
+		return fmt.Sprintf("%dy", int64(d/year))
+	}
+}
+
+// twoUnits prints d in big units and the rest in small ones, leaving out a
+// zero rest ("5m", not "5m0s").
+func twoUnits(d, big time.Duration, bigUnit string, small time.Duration, smallUnit string) string {
+	n := int64(d / big)
+	rest := int64((d % big) / small)
+	if rest == 0 {
+		return fmt.Sprintf("%d%s", n, bigUnit)
+	}
+	return fmt.Sprintf("%d%s%d%s", n, bigUnit, rest, smallUnit)
+}
+
+// Age is how long ago t was, as HumanDuration prints it; "-" for a zero time.
+func Age(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return HumanDuration(now.Sub(t))
+}
