@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -59,6 +60,7 @@ and delete then exits 3.`,
   easyai delete tf/mnist pytorch/resnet --yes
   easyai delete --all --experiment lr-sweep
   easyai delete --all -l team=vision --yes`,
+		ValidArgsFunction: list.CompleteJobs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArgs = args
 			if err := o.Validate(); err != nil {

@@ -3,6 +3,7 @@ package get
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -294,5 +295,32 @@ func TestShellJoin(t *testing.T) {
 	got := shellJoin([]string{"python", "train.py", "--name", "a b", "it's", ""})
 	if want := `python train.py --name 'a b' 'it'\''s' ''`; got != want {
 		t.Errorf("shellJoin = %s, want %s", got, want)
+	}
+}
+
+func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
+	var events []runtime.Object
+	for i := range MaxEvents + 2 {
+		events = append(events, jobstest.Warning("team-a", fmt.Sprintf("e%02d", i), "TFJob", "old", fmt.Sprintf("Reason%02d", i), "m", 1,
+			jobstest.T0.Add(time.Duration(i)*time.Minute)))
+	}
+	f, stdout, stderr := jobstest.Factory(t, true, jobstest.Dynamic(jobstest.Fixtures()...), kubefake.NewClientset(events...))
+	if err := execute(f, nil, "old"); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	if strings.Contains(out, "Reason00") || strings.Contains(out, "Reason01") || !strings.Contains(out, "Reason02") || !strings.Contains(out, "Reason11") {
+		t.Errorf("want the %d latest warnings:\n%s", MaxEvents, out)
+	}
+	if stderr.String() != "2 older warning events not shown: -o json has them all\n" {
+		t.Errorf("stderr %q", stderr)
+	}
+	f, stdout, _ = jobstest.Factory(t, true, jobstest.Dynamic(jobstest.Fixtures()...), kubefake.NewClientset(events...))
+	if err := execute(f, nil, "old", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var doc jobs.Document
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || len(doc.Events) != MaxEvents+2 {
+		t.Errorf("-o json has %d events (%v), want all %d", len(doc.Events), err, MaxEvents+2)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -211,5 +212,14 @@ func TestListMine(t *testing.T) {
 	}
 	if stdout.String() != "tf/mnist\ntf/bert\n" {
 		t.Errorf("stdout %q", stdout)
+	}
+}
+
+func TestCompleteJobs(t *testing.T) {
+	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	got, directive := CompleteJobs(f)(nil, nil, "")
+	want := []string{"resnet\tpytorch, Queued", "mnist\ttf, Running", "old\ttf, Succeeded"}
+	if !reflect.DeepEqual(got, want) || directive != cobra.ShellCompDirectiveNoFileComp {
+		t.Errorf("completions %q (%d), want %q", got, directive, want)
 	}
 }
