@@ -32,6 +32,8 @@ const timeout = 90 * time.Second
 func clients(t *testing.T) (*cluster.Cluster, kfclient.Interface) {
 	t.Helper()
 	c := cluster.Get(t)
+	// Build easyai before any job starts its clock.
+	easyai.Binary(t)
 	return c, kfclient.NewForConfigOrDie(c.Config)
 }
 
@@ -145,7 +147,9 @@ func TestListShowsJobsOfEveryKind(t *testing.T) {
 	t.Parallel()
 	c, kf := clients(t)
 	ns := c.Namespace(t)
-	createTFJob(t, kf, ns, "mnist", 2, 8*time.Second, "alice", "lr-sweep")
+	// mnist's workers end with exit code 0 after running 25s: time to see the
+	// job Running, then Succeeded.
+	createTFJob(t, kf, ns, "mnist", 2, 25*time.Second, "alice", "lr-sweep")
 	createPyTorchJob(t, kf, ns, "resnet", "bob", "")
 	createTFJob(t, kf, ns, "handmade", 1, 0, "", "")
 
@@ -156,18 +160,20 @@ func TestListShowsJobsOfEveryKind(t *testing.T) {
 		"handmade": {"handmade", "tf", "Running", "2/2", "1"},
 	}
 	users := map[string]string{"mnist": "alice", "resnet": "bob", "handmade": "(external)"}
-	eventually(t, "list shows the three jobs running", func() string {
-		got := rows(t, "-n", ns)
-		for name, w := range want {
-			row := got[name]
-			if len(row) != 8 || strings.Join(row[:5], " ") != strings.Join(w, " ") || row[7] != users[name] {
-				return fmt.Sprintf("%s: %q, want %q ... %s", name, row, w, users[name])
-			}
+	check := func(got map[string][]string, name string) string {
+		row, w := got[name], want[name]
+		if len(row) != 8 || strings.Join(row[:5], " ") != strings.Join(w, " ") || row[7] != users[name] {
+			return fmt.Sprintf("%s: %q, want %q ... %s", name, row, w, users[name])
 		}
+		return ""
+	}
+	eventually(t, "list shows mnist running", func() string { return check(rows(t, "-n", ns), "mnist") })
+	eventually(t, "list shows resnet and handmade running", func() string {
+		got := rows(t, "-n", ns)
 		if len(got) != 3 {
 			return fmt.Sprintf("%d jobs listed, want 3", len(got))
 		}
-		return ""
+		return check(got, "resnet") + check(got, "handmade")
 	})
 
 	wide := rows(t, "-n", ns, "-o", "wide")
@@ -219,7 +225,7 @@ func TestListShowsJobsOfEveryKind(t *testing.T) {
 		t.Errorf("--status finished: exit %d, stderr %q", r.Code, r.Stderr)
 	}
 
-	// The workers of mnist end after a few seconds: the job succeeds.
+	// Then the workers of mnist end: the job succeeds.
 	eventually(t, "mnist Succeeded", func() string {
 		row := rows(t, "-n", ns, "--status", "succeeded")["mnist"]
 		if row == nil {
