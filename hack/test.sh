@@ -31,6 +31,12 @@ report() {
 }
 trap report EXIT
 
+# Generated files, formatting, go.mod tidiness and the release configuration.
+checks() {
+  hack/check-generated.sh &&
+    go run "github.com/goreleaser/goreleaser/v2@$(sed -n 's/^GORELEASER_VERSION := //p' Makefile)" check
+}
+
 unit() {
   go vet ./... &&
     go test -race -shuffle=on -count=1 ./...
@@ -66,8 +72,8 @@ run_e2e() {
 
 mkdir -p "$EASYAI_CACHE_DIR"
 case "$mode" in
-  unit) phase unit unit ;;
+  unit) phase checks checks; phase unit unit ;;
   e2e) run_e2e ;;
-  all) phase unit unit; run_e2e ;;
+  all) phase checks checks; phase unit unit; run_e2e ;;
   *) echo "usage: $0 [all|unit|e2e]" >&2; exit 2 ;;
 esac
