@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 )
@@ -39,4 +41,10 @@ type Factory struct {
 	// Namespace is -n, else the kubeconfig context's namespace, else
 	// "default"; explicit reports whether -n was given.
 	Namespace func() (ns string, explicit bool, err error)
+	// JobsClient is the jobs engine on this run's clients and GPU resource.
+	JobsClient func() (*jobs.Client, error)
+	// User is who the API server says the user is (one SelfSubjectReview),
+	// else the kubeconfig context's user; KubeconfigUser asks nobody.
+	User           func(ctx context.Context) (string, error)
+	KubeconfigUser func() (string, error)
 }

@@ -135,11 +135,11 @@ func (o *Options) Complete() error {
 		return err
 	}
 	o.Namespace = ns
-	dyn, err := o.Factory.DynamicClient()
+	client, err := o.Factory.JobsClient()
 	if err != nil {
 		return err
 	}
-	o.Client = &jobs.Client{Dynamic: dyn, Kinds: o.Factory.Kinds}
+	o.Client = client
 	return nil
 }
 

@@ -2,9 +2,11 @@
 package factory
 
 import (
+	"context"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -15,7 +17,9 @@ import (
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
+	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 )
 
@@ -58,5 +62,38 @@ func New() *cmdutil.Factory {
 	f.Namespace = func() (string, bool, error) {
 		return f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	}
+	f.JobsClient = sync.OnceValues(func() (*jobs.Client, error) {
+		dyn, err := f.DynamicClient()
+		if err != nil {
+			return nil, err
+		}
+		kc, err := f.KubeClient()
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		return &jobs.Client{Dynamic: dyn, Kube: kc, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}, nil
+	})
+	f.User = func(ctx context.Context) (string, error) {
+		kc, err := f.KubeClient()
+		if err != nil {
+			return "", err
+		}
+		return kube.WhoAmI(ctx, kc, f.ConfigFlags.ToRawKubeConfigLoader(), contextName(f))
+	}
+	f.KubeconfigUser = func() (string, error) {
+		return kube.KubeconfigUser(f.ConfigFlags.ToRawKubeConfigLoader(), contextName(f))
+	}
 	return f
+}
+
+// contextName is --context, or "" for the kubeconfig's current context.
+func contextName(f *cmdutil.Factory) string {
+	if f.ConfigFlags.Context != nil {
+		return *f.ConfigFlags.Context
+	}
+	return ""
 }

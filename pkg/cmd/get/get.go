@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/list"
@@ -120,19 +119,11 @@ func (o *Options) Complete() error {
 		return err
 	}
 	o.Namespace = ns
-	dyn, err := f.DynamicClient()
+	client, err := f.JobsClient()
 	if err != nil {
 		return err
 	}
-	kubeClient, err := f.KubeClient()
-	if err != nil {
-		return err
-	}
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	o.Client = &jobs.Client{Dynamic: dyn, Kube: kubeClient, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}
+	o.Client = client
 	return nil
 }
 

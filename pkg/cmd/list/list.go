@@ -9,12 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -193,42 +189,17 @@ func (o *Options) Complete(ctx context.Context) error {
 		}
 		o.Namespace = ns
 	}
-	dyn, err := f.DynamicClient()
+	client, err := f.JobsClient()
 	if err != nil {
 		return err
 	}
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	o.Client = &jobs.Client{Dynamic: dyn, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}
+	o.Client = client
 	if o.Mine {
-		kubeClient, err := f.KubeClient()
-		if err != nil {
-			return err
-		}
-		if o.User, err = whoAmI(ctx, f, kubeClient); err != nil {
+		if o.User, err = f.User(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// whoAmI is the user the API server knows this client as, falling back to
-// the kubeconfig context's user.
-func whoAmI(ctx context.Context, f *cmdutil.Factory, client kubernetes.Interface) (string, error) {
-	var loader clientcmd.ClientConfig
-	var contextName string
-	if f.ConfigFlags != nil {
-		loader = f.ConfigFlags.ToRawKubeConfigLoader()
-		if f.ConfigFlags.Context != nil {
-			contextName = *f.ConfigFlags.Context
-		}
-	}
-	if loader == nil {
-		loader = clientcmd.NewDefaultClientConfig(clientcmdapi.Config{}, nil)
-	}
-	return kube.WhoAmI(ctx, client, loader, contextName)
 }
 
 // Run lists and prints the jobs.

@@ -18,7 +18,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
-	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
@@ -255,22 +254,11 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 
-	loader := f.ConfigFlags.ToRawKubeConfigLoader()
-	contextName := ""
-	if f.ConfigFlags.Context != nil {
-		contextName = *f.ConfigFlags.Context
-	}
 	if o.DryRun == "client" {
 		// A client dry run makes no call: the user is the kubeconfig's.
-		req.User, _ = kube.KubeconfigUser(loader, contextName)
-	} else {
-		kc, err := f.KubeClient()
-		if err != nil {
-			return err
-		}
-		if req.User, err = kube.WhoAmI(ctx, kc, loader, contextName); err != nil {
-			return err
-		}
+		req.User, _ = f.KubeconfigUser()
+	} else if req.User, err = f.User(ctx); err != nil {
+		return err
 	}
 
 	objs, err := submit.Build(req)

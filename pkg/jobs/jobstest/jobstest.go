@@ -5,7 +5,9 @@ package jobstest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,14 +28,18 @@ import (
 	"k8s.io/client-go/kubernetes"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
+	kubepkg "github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 )
 
@@ -315,6 +321,13 @@ func Factory(t testing.TB, tty bool, dyn dynamic.Interface, kube kubernetes.Inte
 		KubeClient:    func() (kubernetes.Interface, error) { return kube, nil },
 		DynamicClient: func() (dynamic.Interface, error) { return dyn, nil },
 		Namespace:     func() (string, bool, error) { return "team-a", false, nil },
+		JobsClient: func() (*jobs.Client, error) {
+			return &jobs.Client{Dynamic: dyn, Kube: kube, Kinds: Registry(), GPUResource: config.DefaultGPUResource}, nil
+		},
+		KubeconfigUser: func() (string, error) { return "", errors.New("no kubeconfig in tests") },
+	}
+	f.User = func(ctx context.Context) (string, error) {
+		return kubepkg.WhoAmI(ctx, kube, clientcmd.NewDefaultClientConfig(clientcmdapi.Config{}, nil), "")
 	}
 	return f, stdout, stderr
 }
