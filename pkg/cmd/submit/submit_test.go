@@ -1,6 +1,7 @@
 package submit
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
+	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
 func testFactory() *cmdutil.Factory {
@@ -159,5 +161,70 @@ func TestElasticPyTorchIsWorkersOnly(t *testing.T) {
 	o, _ := parse(t, "pytorch", "--workers", "5", "--elastic-min", "2", "--elastic-max", "4", "--", "x")
 	if _, err := o.kindValues(kindsCommon(o)); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--workers 5") {
 		t.Errorf("workers outside the elastic bounds: %v", err)
+	}
+}
+
+type answers struct {
+	inputs map[string]string
+	asked  []string
+}
+
+func (a *answers) Input(message, _, _ string) (string, error) {
+	a.asked = append(a.asked, message)
+	return a.inputs[message], nil
+}
+
+func (a *answers) Confirm(string, bool) (bool, error) { return true, nil }
+
+func TestMissingImageAndCommandAreAskedOnATerminalOnly(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		f := testFactory()
+		f.IOStreams.SetTTY(tty)
+		prompts := &answers{inputs: map[string]string{"Image": "tf:2", "Command": `python train.py --note "two words"`}}
+		f.Prompter = prompts
+		var o *Options
+		cmd := NewCmdSubmit(f, func(got *Options) error { o = got; return nil })
+		cmd.SetArgs([]string{"tf", "--workers", "2"})
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		values, err := o.Flags.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &submit.Request{Kind: o.Kind, Values: values}
+		err = o.fillDefaults(req, "", "", "")
+		if !tty {
+			if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--image") || len(prompts.asked) > 0 {
+				t.Errorf("without a terminal: error %v, asked %v; want exit 2 naming --image and no prompt", err, prompts.asked)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Values["image"] != "tf:2" {
+			t.Errorf("image %v", req.Values["image"])
+		}
+		if got := req.Values["command"]; !reflect.DeepEqual(got, []any{"python", "train.py", "--note", "two words"}) {
+			t.Errorf("command %#v", got)
+		}
+		if name, _ := req.Values["name"].(string); !strings.HasPrefix(name, "tf-") {
+			t.Errorf("no generated name: %v", req.Values["name"])
+		}
+	}
+}
+
+func TestConfiguredDefaultsFillTheGaps(t *testing.T) {
+	f := testFactory()
+	tf, _ := registry.Default().Lookup("tf")
+	req := &submit.Request{Kind: tf, Values: map[string]any{"command": []any{"run"}}}
+	o := &Options{Factory: f, Kind: req.Kind}
+	if err := o.fillDefaults(req, "cfg:1", "research", "high"); err != nil {
+		t.Fatal(err)
+	}
+	rp, _ := req.Values["runPolicy"].(map[string]any)
+	if req.Values["image"] != "cfg:1" || rp["queue"] != "research" || req.Values["priorityClassName"] != "high" {
+		t.Errorf("values %v", req.Values)
 	}
 }

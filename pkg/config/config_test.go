@@ -1,0 +1,73 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestFileThenEnvironment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "easyai", "config.yaml")
+	c, err := Load(path)
+	if err != nil {
+		t.Fatalf("a missing file: %v", err)
+	}
+	if c.GPUResource != DefaultGPUResource || c.Image != "" {
+		t.Errorf("defaults: %+v", c)
+	}
+
+	for key, value := range map[string]string{KeyImage: "tf:1", KeyQueue: "research", KeyLabels: "team=vision,cost=42"} {
+		if err := Set(path, key, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err = Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Image != "tf:1" || c.Queue != "research" || !reflect.DeepEqual(c.Labels, map[string]string{"team": "vision", "cost": "42"}) {
+		t.Errorf("from the file: %+v", c)
+	}
+
+	t.Setenv("EASYAI_IMAGE", "pt:2")
+	t.Setenv("EASYAI_GPU_RESOURCE", "amd.com/gpu")
+	t.Setenv("EASYAI_LABELS", "team=nlp")
+	c, err = Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Image != "pt:2" || c.GPUResource != "amd.com/gpu" || c.Queue != "research" || !reflect.DeepEqual(c.Labels, map[string]string{"team": "nlp"}) {
+		t.Errorf("the environment over the file: %+v", c)
+	}
+}
+
+func TestSetRejectsUnknownKeysAndBadLabels(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := Set(path, "imgae", "x"); err == nil {
+		t.Error("an unknown key was written")
+	}
+	if err := Set(path, KeyLabels, "team"); err == nil {
+		t.Error("labels without = were written")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a failed set wrote the file (%v)", err)
+	}
+}
+
+func TestBadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("image: [unclosed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil {
+		t.Error("a broken file loaded")
+	}
+}
+
+func TestDefaultPathFollowsXDG(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", "/xdg")
+	if got := DefaultPath(); got != "/xdg/easyai/config.yaml" {
+		t.Errorf("DefaultPath = %s", got)
+	}
+}
