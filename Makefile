@@ -64,3 +64,7 @@ cluster-env: ## Print `export KUBECONFIG=...` for the local cluster: eval "$$(ma
 .PHONY: demo
 demo: ## Submit the TF example to the local cluster and watch it run to success.
 	hack/demo.sh
+
+.PHONY: bench
+bench: ## Time `easyai list -A` against kubectl on 2,000 TFJobs in a cluster of its own; writes docs/benchmarks.md.
+	test/bench/list.sh
