@@ -1,5 +1,10 @@
 package job
 
+import (
+	"regexp"
+	"strings"
+)
+
 // The labels and annotations contract (docs/labels.md): everything easyai
 // knows about a job lives on the job object and its pod templates.
 const (
@@ -25,3 +30,17 @@ const (
 	// VersionAnnotation is the easyai version that submitted the job.
 	VersionAnnotation = "easyai.io/cli-version"
 )
+
+var notLabelSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// LabelSafe is the label form of a user name ("system:serviceaccount:ns:ci",
+// "alice@corp"): runs of other characters become "_", at most 63
+// characters, no leading or trailing punctuation. The exact name is kept in
+// UserAnnotation.
+func LabelSafe(user string) string {
+	s := notLabelSafe.ReplaceAllString(user, "_")
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return strings.Trim(s, "._-")
+}

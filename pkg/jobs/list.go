@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -47,7 +46,7 @@ func (o *ListOptions) selector() string {
 	if o.Experiment != "" {
 		parts = append(parts, job.ExperimentLabel+"="+o.Experiment)
 	}
-	if u := labelSafe(o.User); u != "" {
+	if u := job.LabelSafe(o.User); u != "" {
 		parts = append(parts, job.UserLabel+"="+u)
 	}
 	if o.ManagedOnly {
@@ -77,7 +76,7 @@ func (o *ListOptions) keeps(s *job.Summary, recordedUser string) bool {
 // two users may share ("alice@corp", "alice_corp"): unless the label form is
 // what was asked for, the exact identity must match where the job records it.
 func (o *ListOptions) keepsUser(s *job.Summary, recorded string) bool {
-	safe := labelSafe(o.User)
+	safe := job.LabelSafe(o.User)
 	switch {
 	case o.User == "":
 		return true
@@ -169,17 +168,4 @@ func (c *Client) summarize(k kinds.Kind, obj *unstructured.Unstructured) job.Sum
 		s.Status = job.Status{State: job.Unknown, Reason: "Unreadable", Message: err.Error()}
 	}
 	return s
-}
-
-var notLabelSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// labelSafe is the label form of a user name, as docs/labels.md defines it:
-// runs of other characters become "_", at most 63 characters, no leading or
-// trailing punctuation.
-func labelSafe(user string) string {
-	s := notLabelSafe.ReplaceAllString(user, "_")
-	if len(s) > 63 {
-		s = s[:63]
-	}
-	return strings.Trim(s, "._-")
 }

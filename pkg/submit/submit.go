@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -68,7 +66,7 @@ func Build(r *Request) ([]*unstructured.Unstructured, error) {
 	labels[job.NameLabel] = name
 	labels[job.KindLabel] = r.Kind.Name()
 	if r.User != "" {
-		labels[job.UserLabel] = LabelSafe(r.User)
+		labels[job.UserLabel] = job.LabelSafe(r.User)
 	}
 	if r.Experiment != "" {
 		labels[job.ExperimentLabel] = r.Experiment
@@ -134,18 +132,6 @@ func Create(ctx context.Context, client dynamic.Interface, k kinds.Kind, obj *un
 	default:
 		return nil, fmt.Errorf("submitting %s %s: %w", k.GroupVersionKind().Kind, obj.GetName(), err)
 	}
-}
-
-var notLabelSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// LabelSafe turns a user name ("system:serviceaccount:ns:ci", "alice@corp")
-// into a label value; the exact name is kept in an annotation.
-func LabelSafe(user string) string {
-	s := notLabelSafe.ReplaceAllString(user, "_")
-	if len(s) > 63 {
-		s = s[:63]
-	}
-	return strings.Trim(s, "._-")
 }
 
 func mergeStrings(base, add map[string]string) map[string]string {

@@ -1,0 +1,21 @@
+package job
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLabelSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"alice":                           "alice",
+		"system:serviceaccount:ci:runner": "system_serviceaccount_ci_runner",
+		"alice@example.com":               "alice_example.com",
+		strings.Repeat("a", 70):           strings.Repeat("a", 63),
+		"easyai-dev-admin":                "easyai-dev-admin",
+		"-weird-":                         "weird",
+	} {
+		if got := LabelSafe(in); got != want {
+			t.Errorf("LabelSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
