@@ -4,26 +4,45 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
+// ObjectMeta is the part of a job's metadata easyai reads. Decoding only it
+// (not managedFields) keeps list fast on thousands of jobs.
+type ObjectMeta struct {
+	Name              string            `json:"name"`
+	Namespace         string            `json:"namespace"`
+	CreationTimestamp metav1.Time       `json:"creationTimestamp"`
+	Labels            map[string]string `json:"labels"`
+	Annotations       map[string]string `json:"annotations"`
+}
+
+// MetaOf reads the ObjectMeta of an object.
+func MetaOf(obj *unstructured.Unstructured) ObjectMeta {
+	return ObjectMeta{
+		Name: obj.GetName(), Namespace: obj.GetNamespace(), CreationTimestamp: obj.GetCreationTimestamp(),
+		Labels: obj.GetLabels(), Annotations: obj.GetAnnotations(),
+	}
+}
+
 // NewSummary fills what every kind reads the same way: name, namespace,
 // creation time, and the labels and annotations of the contract.
-func NewSummary(obj *unstructured.Unstructured) Summary {
-	labels := obj.GetLabels()
-	user := obj.GetAnnotations()[UserAnnotation]
+func NewSummary(kind string, m ObjectMeta) Summary {
+	user := m.Annotations[UserAnnotation]
 	if user == "" {
-		user = labels[UserLabel]
+		user = m.Labels[UserLabel]
 	}
 	return Summary{
-		Name:       obj.GetName(),
-		Namespace:  obj.GetNamespace(),
-		Kind:       obj.GetKind(),
-		User:       user,
-		Experiment: labels[ExperimentLabel],
-		ManagedBy:  labels[ManagedByLabel],
-		Created:    obj.GetCreationTimestamp().Time,
-		Labels:     labels,
+		Name:        m.Name,
+		Namespace:   m.Namespace,
+		Kind:        kind,
+		User:        user,
+		Experiment:  m.Labels[ExperimentLabel],
+		ManagedBy:   m.Labels[ManagedByLabel],
+		Created:     m.CreationTimestamp.Time,
+		Labels:      m.Labels,
+		Annotations: m.Annotations,
 	}
 }
 

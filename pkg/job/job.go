@@ -50,12 +50,13 @@ type Summary struct {
 	// (another tool's managed-by label, or empty).
 	ManagedBy string `json:"managedBy,omitempty"`
 	// Workers counts the replicas of every role: ready (running) of total.
-	Workers  ReplicaCount      `json:"workers"`
-	GPUs     int64             `json:"gpus"`
-	Created  time.Time         `json:"created"`
-	Started  *time.Time        `json:"started,omitempty"`
-	Finished *time.Time        `json:"finished,omitempty"`
-	Labels   map[string]string `json:"-"`
+	Workers     ReplicaCount      `json:"workers"`
+	GPUs        int64             `json:"gpus"`
+	Created     time.Time         `json:"created"`
+	Started     *time.Time        `json:"started,omitempty"`
+	Finished    *time.Time        `json:"finished,omitempty"`
+	Labels      map[string]string `json:"-"`
+	Annotations map[string]string `json:"-"`
 }
 
 // ReplicaCount is how many replicas run of how many the job asks for.

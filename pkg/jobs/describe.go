@@ -48,7 +48,11 @@ type Event struct {
 // Describe reads a job's details with one LIST of its pods and one LIST of
 // the namespace's Warning events.
 func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*Details, error) {
-	d := &Details{Kind: k, Object: obj, Summary: c.summarize(k, obj)}
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, err
+	}
+	d := &Details{Kind: k, Object: obj, Summary: c.summarize(k, data)}
 	ns, name := obj.GetNamespace(), obj.GetName()
 	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: k.PodSelector(name)})
 	if err != nil {

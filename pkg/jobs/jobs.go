@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
@@ -33,6 +34,10 @@ type Client struct {
 	Kinds *kinds.Registry
 	// GPUResource is the extended resource GPUs are requested as.
 	GPUResource corev1.ResourceName
+	// Raw, when set, is a REST client to the API server's root that List
+	// pages through, reading each job from JSON without the dynamic client's
+	// generic maps (docs/benchmarks.md); nil lists through Dynamic.
+	Raw rest.Interface
 }
 
 // Job is one job found in the cluster.

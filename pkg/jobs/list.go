@@ -2,12 +2,13 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/easyai-dev/easyai/pkg/job"
 	"github.com/easyai-dev/easyai/pkg/kinds"
@@ -136,35 +137,84 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*ListResult, error
 
 // listKind pages through one kind's jobs.
 func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions) ([]Job, error) {
-	client := c.Dynamic.Resource(k.Resource()).Namespace(opts.Namespace)
 	list := metav1.ListOptions{LabelSelector: opts.selector(), Limit: PageSize}
 	var out []Job
 	for {
-		page, err := client.List(ctx, list)
+		items, next, err := c.listPage(ctx, k, opts.Namespace, list)
 		if err != nil {
 			if kube.NotInstalled(err) {
 				return nil, err
 			}
 			return nil, fmt.Errorf("listing %s: %w", k.GroupVersionKind().Kind, err)
 		}
-		for i := range page.Items {
-			s := c.summarize(k, &page.Items[i])
-			if opts.keeps(&s, page.Items[i].GetAnnotations()[job.UserAnnotation]) {
+		for _, item := range items {
+			s := c.summarize(k, item)
+			if opts.keeps(&s, s.Annotations[job.UserAnnotation]) {
 				out = append(out, Job{Kind: k, Summary: s})
 			}
 		}
-		if list.Continue = page.GetContinue(); list.Continue == "" {
+		if list.Continue = next; next == "" {
 			return out, nil
 		}
 	}
 }
 
+// listPage fetches one page of a kind's jobs, each as the JSON the API
+// server sent: through Raw when set (no decoding into generic maps), else
+// through the dynamic client.
+func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions) ([]json.RawMessage, string, error) {
+	if c.Raw == nil {
+		page, err := c.Dynamic.Resource(k.Resource()).Namespace(namespace).List(ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		items := make([]json.RawMessage, len(page.Items))
+		for i := range page.Items {
+			if items[i], err = json.Marshal(page.Items[i].Object); err != nil {
+				return nil, "", err
+			}
+		}
+		return items, page.GetContinue(), nil
+	}
+	gvr := k.Resource()
+	path := []string{"apis", gvr.Group, gvr.Version}
+	if namespace != "" {
+		path = append(path, "namespaces", namespace)
+	}
+	req := c.Raw.Get().AbsPath(append(path, gvr.Resource)...).Param("limit", strconv.FormatInt(opts.Limit, 10))
+	if opts.LabelSelector != "" {
+		req = req.Param("labelSelector", opts.LabelSelector)
+	}
+	if opts.Continue != "" {
+		req = req.Param("continue", opts.Continue)
+	}
+	data, err := req.DoRaw(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var page struct {
+		Metadata struct {
+			Continue string `json:"continue"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &page); err != nil {
+		return nil, "", err
+	}
+	return page.Items, page.Metadata.Continue, nil
+}
+
 // summarize reads a job's summary; a job the kind cannot read is shown as
 // Unknown with the reason, rather than failing the whole list.
-func (c *Client) summarize(k kinds.Kind, obj *unstructured.Unstructured) job.Summary {
-	s, err := k.Summarize(obj, c.GPUResource)
+func (c *Client) summarize(k kinds.Kind, item json.RawMessage) job.Summary {
+	s, err := k.SummarizeJSON(item, c.GPUResource)
 	if err != nil {
-		s = job.NewSummary(obj)
+		var meta struct {
+			Kind     string         `json:"kind"`
+			Metadata job.ObjectMeta `json:"metadata"`
+		}
+		_ = json.Unmarshal(item, &meta)
+		s = job.NewSummary(meta.Kind, meta.Metadata)
 		s.Status = job.Status{State: job.Unknown, Reason: "Unreadable", Message: err.Error()}
 	}
 	return s

@@ -43,6 +43,9 @@ type Kind interface {
 	// Summarize reads a job's state, replica counts, GPUs and times from the
 	// job object alone (no pod lookups), for list and get alike.
 	Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error)
+	// SummarizeJSON is Summarize of the object as the API server sent it
+	// (list decodes pages of thousands of jobs this way, without generic maps).
+	SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, error)
 	// Replicas names a job's replicas (ROLE-INDEX) from its pods; replicas
 	// the spec asks for that have no pod yet are listed as Pending.
 	Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/easyai-dev/easyai/pkg/build"
@@ -75,7 +76,17 @@ func New() *cmdutil.Factory {
 		if err != nil {
 			return nil, err
 		}
-		return &jobs.Client{Dynamic: dyn, Kube: kc, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}, nil
+		restConfig, err := f.RESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		rawConfig := rest.CopyConfig(restConfig)
+		rawConfig.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+		raw, err := rest.UnversionedRESTClientFor(rawConfig)
+		if err != nil {
+			return nil, err
+		}
+		return &jobs.Client{Dynamic: dyn, Kube: kc, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}, nil
 	})
 	f.User = func(ctx context.Context) (string, error) {
 		kc, err := f.KubeClient()

@@ -5,6 +5,7 @@
 package kubeflow
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -68,15 +68,25 @@ func StrictDecode(obj *unstructured.Unstructured, into runtime.Object) (runtime.
 	return into, nil
 }
 
-// common is the part of every training-operator job's spec and status that
-// easyai reads; decoding only it keeps list fast on thousands of jobs.
-type common struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
-	Spec              struct {
-		RunPolicy kubeflowv1.RunPolicy `json:"runPolicy"`
-	} `json:"spec"`
-	Status kubeflowv1.JobStatus `json:"status"`
+// listed is the part of a training-operator job that list reads, decoded
+// straight from JSON: no generic maps, no managedFields, and of each role
+// only its replica count and the resources of its containers.
+type listed struct {
+	Kind     string                     `json:"kind"`
+	Metadata job.ObjectMeta             `json:"metadata"`
+	Spec     map[string]json.RawMessage `json:"spec"`
+	Status   kubeflowv1.JobStatus       `json:"status"`
+}
+
+type listedReplica struct {
+	Replicas *int32 `json:"replicas"`
+	Template struct {
+		Spec struct {
+			Containers []struct {
+				Resources corev1.ResourceRequirements `json:"resources"`
+			} `json:"containers"`
+		} `json:"spec"`
+	} `json:"template"`
 }
 
 func (b Base) replicaSpecs(obj *unstructured.Unstructured) (map[string]*kubeflowv1.ReplicaSpec, error) {
@@ -106,51 +116,68 @@ func replicasOf(spec *kubeflowv1.ReplicaSpec) int32 {
 	return *spec.Replicas
 }
 
-// gpusPerPod adds up what the pod's containers ask of the GPU resource
-// (limits, which extended resources must set; else requests).
-func gpusPerPod(spec corev1.PodSpec, gpu corev1.ResourceName) int64 {
-	var n int64
-	for _, c := range spec.Containers {
-		if q, ok := c.Resources.Limits[gpu]; ok {
-			n += q.Value()
-		} else if q, ok := c.Resources.Requests[gpu]; ok {
-			n += q.Value()
-		}
-	}
-	return n
-}
-
 // Summarize reads list's view of a training-operator job.
 func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error) {
-	var c common
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &c); err != nil {
-		return job.Summary{}, fmt.Errorf("%s %s/%s: %w", b.Shape.Kind, obj.GetNamespace(), obj.GetName(), err)
-	}
-	specs, err := b.replicaSpecs(obj)
+	data, err := json.Marshal(obj.Object)
 	if err != nil {
 		return job.Summary{}, err
 	}
-	s := job.NewSummary(obj)
-	s.Status = Status(c.Status, c.Spec.RunPolicy)
+	return b.SummarizeJSON(data, gpu)
+}
+
+// SummarizeJSON is Summarize of a job as the API server sent it.
+func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, error) {
+	var j listed
+	if err := json.Unmarshal(data, &j); err != nil {
+		return job.Summary{}, fmt.Errorf("%s: %w", b.Shape.Kind, err)
+	}
+	var policy kubeflowv1.RunPolicy
+	var specs map[string]listedReplica
+	for field, into := range map[string]any{"runPolicy": &policy, b.Shape.ReplicaSpecsField: &specs} {
+		if raw, ok := j.Spec[field]; ok {
+			if err := json.Unmarshal(raw, into); err != nil {
+				return job.Summary{}, fmt.Errorf("%s %s/%s: spec.%s: %w", b.Shape.Kind, j.Metadata.Namespace, j.Metadata.Name, field, err)
+			}
+		}
+	}
+	s := job.NewSummary(j.Kind, j.Metadata)
+	s.Status = Status(j.Status, policy)
 	for role, spec := range specs {
-		n := replicasOf(spec)
+		n := int32(1)
+		if spec.Replicas != nil {
+			n = *spec.Replicas
+		}
 		s.Workers.Total += n
-		s.GPUs += int64(n) * gpusPerPod(spec.Template.Spec, gpu)
-		if rs := replicaStatus(c.Status.ReplicaStatuses, role); rs != nil {
+		for _, c := range spec.Template.Spec.Containers {
+			s.GPUs += int64(n) * gpusOf(c.Resources, gpu)
+		}
+		if rs := replicaStatus(j.Status.ReplicaStatuses, role); rs != nil {
 			s.Workers.Ready += rs.Active
 		}
 	}
-	if t := c.Status.StartTime; t != nil {
+	if t := j.Status.StartTime; t != nil {
 		s.Started = ptrTime(t.Time)
 	}
-	if t := c.Status.CompletionTime; t != nil {
+	if t := j.Status.CompletionTime; t != nil {
 		s.Finished = ptrTime(t.Time)
 	} else if s.Status.State.Final() {
-		if cond := lastTrue(c.Status.Conditions); cond != nil {
+		if cond := lastTrue(j.Status.Conditions); cond != nil {
 			s.Finished = ptrTime(cond.LastTransitionTime.Time)
 		}
 	}
 	return s, nil
+}
+
+// gpusOf is what a container asks of the GPU resource (limits, which
+// extended resources must set; else requests).
+func gpusOf(r corev1.ResourceRequirements, gpu corev1.ResourceName) int64 {
+	if q, ok := r.Limits[gpu]; ok {
+		return q.Value()
+	}
+	if q, ok := r.Requests[gpu]; ok {
+		return q.Value()
+	}
+	return 0
 }
 
 // replicaStatus finds a role's status. The operator keys statuses by the
