@@ -211,8 +211,11 @@ func timePhases(runs int) error {
 			}
 			return nil
 		}},
-		{"jobs.Client.List (both kinds, decoded, summarized)", func() error {
-			c := &jobs.Client{Dynamic: dyn, Kinds: f.Kinds, GPUResource: "nvidia.com/gpu"}
+		{"jobs.Client.List as easyai list runs it (both kinds)", func() error {
+			c, err := f.JobsClient()
+			if err != nil {
+				return err
+			}
 			res, err := c.List(ctx, jobs.ListOptions{})
 			if err != nil {
 				return err
