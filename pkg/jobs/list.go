@@ -9,7 +9,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
@@ -88,6 +91,22 @@ func (o *ListOptions) keepsUser(s *job.Summary, recorded string) bool {
 	default:
 		return recorded == "" || recorded == o.User
 	}
+}
+
+// CheckSelection checks a -l label selector and an --experiment name
+// before any request is made.
+func CheckSelection(selector, experiment string) error {
+	if selector != "" {
+		if _, err := labels.Parse(selector); err != nil {
+			return exit.UsageErrorf("--selector %q: %v", selector, err)
+		}
+	}
+	if experiment != "" {
+		if errs := validation.IsValidLabelValue(experiment); len(errs) > 0 {
+			return exit.UsageErrorf("--experiment %q: %s", experiment, strings.Join(errs, "; "))
+		}
+	}
+	return nil
 }
 
 // ListResult is what List found.

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -95,15 +93,8 @@ func (o *Options) Validate() error {
 	case !o.All && (o.Selector != "" || o.Experiment != ""):
 		return exit.UsageErrorf("-l and --experiment select jobs for --all: give --all too, or name the jobs")
 	}
-	if o.Selector != "" {
-		if _, err := labels.Parse(o.Selector); err != nil {
-			return exit.UsageErrorf("--selector %q: %v", o.Selector, err)
-		}
-	}
-	if o.Experiment != "" {
-		if errs := validation.IsValidLabelValue(o.Experiment); len(errs) > 0 {
-			return exit.UsageErrorf("--experiment %q: %s", o.Experiment, strings.Join(errs, "; "))
-		}
+	if err := jobs.CheckSelection(o.Selector, o.Experiment); err != nil {
+		return err
 	}
 	if o.All && o.KindName != "" {
 		if _, ok := o.Factory.Kinds.Lookup(o.KindName); !ok {

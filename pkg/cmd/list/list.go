@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -131,15 +129,8 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.States = states
-	if o.Selector != "" {
-		if _, err := labels.Parse(o.Selector); err != nil {
-			return exit.UsageErrorf("--selector %q: %v", o.Selector, err)
-		}
-	}
-	if o.Experiment != "" {
-		if errs := validation.IsValidLabelValue(o.Experiment); len(errs) > 0 {
-			return exit.UsageErrorf("--experiment %q: %s", o.Experiment, strings.Join(errs, "; "))
-		}
+	if err := jobs.CheckSelection(o.Selector, o.Experiment); err != nil {
+		return err
 	}
 	return nil
 }
