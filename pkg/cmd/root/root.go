@@ -24,6 +24,7 @@ import (
 	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
+	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 )
@@ -85,6 +86,7 @@ func commands(f *cmdutil.Factory) []*cobra.Command {
 		listcmd.NewCmdList(f, nil),
 		getcmd.NewCmdGet(f, nil),
 		deletecmd.NewCmdDelete(f, nil),
+		waitcmd.NewCmdWait(f, nil),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/google/shlex"
 	"github.com/spf13/cobra"
@@ -15,10 +16,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/build"
+	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/submit"
+	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
 // Options of one submit.
@@ -34,6 +37,9 @@ type Options struct {
 	Set        []string
 	DryRun     string
 	Output     string
+	// Wait for the job to finish (--wait), at most Timeout.
+	Wait    bool
+	Timeout time.Duration
 }
 
 // NewCmdSubmit returns "submit" with a subcommand per kind; runF replaces
@@ -140,6 +146,8 @@ func addCommonFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringVar(&o.DryRun, "dry-run", "none", `print the job without creating it: "client", or "server" (validated by the API server)`)
 	fs.Lookup("dry-run").NoOptDefVal = "client"
 	fs.StringVarP(&o.Output, "output", "o", "", "output: name, json or yaml (dry runs default to yaml)")
+	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
+	fs.DurationVar(&o.Timeout, "timeout", waitcmd.DefaultTimeout, "with --wait: give up after this long (exit 5)")
 }
 
 // kindOfJobFile reads the kind a job file names.
@@ -209,6 +217,9 @@ func (o *Options) complete(cmd *cobra.Command, args []string, runF func(*Options
 	case "", "name", "json", "yaml":
 	default:
 		return exit.UsageErrorf("--output %q: must be name, json or yaml", o.Output)
+	}
+	if o.Wait && o.DryRun != "none" {
+		return exit.UsageErrorf("--wait waits for a submitted job: not with --dry-run")
 	}
 	if runF != nil {
 		return runF(o)
@@ -280,7 +291,26 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.DryRun == "server" {
 		return o.print(created, "yaml")
 	}
-	return o.print(created, "")
+	if !o.Wait {
+		return o.print(created, "")
+	}
+	return o.waitFor(ctx, created)
+}
+
+// waitFor waits for a submitted job to finish: -o json prints its final get
+// document instead of the submitted object; the error is the job's result.
+func (o *Options) waitFor(ctx context.Context, created *unstructured.Unstructured) error {
+	output := ""
+	if o.Output == "json" {
+		output = "json"
+	} else if err := o.print(created, ""); err != nil {
+		return err
+	}
+	client, err := o.Factory.JobsClient()
+	if err != nil {
+		return err
+	}
+	return waitcmd.Until(ctx, o.Factory, client, o.Kind, created, waiter.Finished, o.Timeout, output)
 }
 
 // fillDefaults completes the values: a generated name, and the image and

@@ -1,0 +1,169 @@
+// Package wait is "easyai wait JOB": block until a job runs, finishes or
+// succeeds, and exit with its result.
+package wait
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/printers"
+	"github.com/easyai-dev/easyai/pkg/waiter"
+)
+
+// DefaultTimeout is how long wait waits without --timeout.
+const DefaultTimeout = time.Hour
+
+// Options of wait.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg   string
+	KindName string
+	ForArg   string
+	Timeout  time.Duration
+	Output   string
+
+	// Set by Validate.
+	Ref jobs.Ref
+	For waiter.Condition
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+}
+
+// NewCmdWait returns the command; runF replaces Complete and Run in tests.
+func NewCmdWait(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "wait JOB",
+		Short: "Wait for a training job to run, finish or succeed",
+		Long: `Wait until a training job reaches a state, watching it (no polling), and exit
+with the result: 0 when reached, 4 when the job failed, 5 when --timeout ran
+out, 3 when there is no such job (or it was deleted while waiting).
+
+--for finished (the default) waits for success or failure; --for succeeded
+waits for success; --for running waits until the job runs.
+
+JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. The final state is
+said on stderr; -o json prints the job's document (as "get -o json") on stdout.`,
+		Example: `  easyai wait mnist
+  easyai wait tf/mnist --for running --timeout 10m
+  easyai wait mnist -o json | jq .status.state`,
+		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return list.CompleteJobs(f)(cmd, args, toComplete)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished or succeeded")
+	fl.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
+	fl.StringVarP(&o.Output, "output", "o", "", "output format: json (the job's document once the wait ends)")
+	_ = cmd.RegisterFlagCompletionFunc("for", cobra.FixedCompletions([]string{"running", "finished", "succeeded"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags and the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	if o.Output != "" && o.Output != "json" {
+		return exit.UsageErrorf("--output %q: must be json", o.Output)
+	}
+	if o.Timeout < 0 {
+		return exit.UsageErrorf("--timeout %s: must not be negative", o.Timeout)
+	}
+	c, err := waiter.ParseCondition(o.ForArg)
+	if err != nil {
+		return err
+	}
+	o.For = c
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the clients.
+func (o *Options) Complete() error {
+	ns, _, err := o.Factory.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	o.Client, err = o.Factory.JobsClient()
+	return err
+}
+
+// Run finds the job and waits for it.
+func (o *Options) Run(ctx context.Context) error {
+	k, obj, err := o.Client.Find(ctx, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	return Until(ctx, o.Factory, o.Client, k, obj, o.For, o.Timeout, o.Output)
+}
+
+// Until waits for a job found or just created and reports how the wait ended:
+// the final state on stderr, and with output "json" the job's document on
+// stdout. Its error carries the exit code (4 failed, 5 timed out, 3 deleted).
+func Until(ctx context.Context, f *cmdutil.Factory, client *jobs.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string) error {
+	io := f.IOStreams
+	res, err := waiter.Wait(ctx, waiter.Request{
+		Dynamic: client.Dynamic, Kind: k, GPUResource: client.GPUResource,
+		Object: obj, For: c, Timeout: timeout, Now: f.Now,
+	})
+	if res == nil || exit.Code(err) == exit.Interrupted {
+		return err
+	}
+	if err == nil {
+		fmt.Fprintln(io.ErrOut, res.Line(k))
+	}
+	if output == "json" {
+		// A fresh context: the wait's may have run out, the document is still due.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		d, derr := client.Describe(dctx, k, res.Object)
+		if derr != nil {
+			if err != nil {
+				return err
+			}
+			return derr
+		}
+		if perr := printers.JSON(io.Out, jobs.DocumentOf(d, f.Now())); perr != nil && err == nil {
+			return perr
+		}
+	}
+	return err
+}

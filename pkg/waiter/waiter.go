@@ -1,0 +1,235 @@
+// Package waiter waits for a training job to reach a state: one watch on the
+// job (resumed where it left off when the connection drops, restarted from a
+// fresh GET when the API server has forgotten that point), each event read
+// with the kind's Summarize. It is the engine of "easyai wait" and
+// "easyai submit --wait"; it knows nothing of flags or terminals.
+package waiter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// Condition is what a wait waits for.
+type Condition string
+
+const (
+	// Running is reached once the job runs (or has already succeeded).
+	Running Condition = "running"
+	// Finished is reached when the job succeeded or failed.
+	Finished Condition = "finished"
+	// Succeeded is reached when the job succeeded.
+	Succeeded Condition = "succeeded"
+)
+
+// Conditions lists the conditions, for help and completion.
+var Conditions = []Condition{Running, Finished, Succeeded}
+
+// ParseCondition reads --for.
+func ParseCondition(s string) (Condition, error) {
+	for _, c := range Conditions {
+		if string(c) == strings.ToLower(s) {
+			return c, nil
+		}
+	}
+	return "", exit.UsageErrorf("--for %q: must be running, finished or succeeded", s)
+}
+
+// Request is one wait.
+type Request struct {
+	Dynamic     dynamic.Interface
+	Kind        kinds.Kind
+	GPUResource corev1.ResourceName
+	// Object is the job as last read (its resourceVersion starts the watch).
+	Object *unstructured.Unstructured
+	For    Condition
+	// Timeout bounds the wait; 0 waits as long as ctx lets it.
+	Timeout time.Duration
+	// Now is the clock (elapsed times); nil is time.Now.
+	Now func() time.Time
+}
+
+// Result is how a wait ended: the job as last seen, its summary and how long
+// the wait took. Wait returns it with its error too, except when the job is gone.
+type Result struct {
+	Object  *unstructured.Unstructured
+	Summary job.Summary
+	Elapsed time.Duration
+}
+
+// Line is the one-line report of a result: "tf/mnist Succeeded after 3m2s".
+func (r *Result) Line(k kinds.Kind) string {
+	return fmt.Sprintf("%s/%s %s after %s", k.Name(), r.Object.GetName(), r.Summary.Status.State, r.Elapsed.Round(time.Second))
+}
+
+// outcome says whether the state ends a wait for c, and with which error.
+func outcome(c Condition, s job.Status) (done bool, failed bool) {
+	switch {
+	case s.State == job.Failed:
+		return true, true
+	case c == Running:
+		return s.State == job.Running || s.State == job.Succeeded, false
+	case c == Finished:
+		return s.State.Final(), false
+	default:
+		return s.State == job.Succeeded, false
+	}
+}
+
+// Wait waits until the job reaches r.For. It returns a JobFailed error (exit
+// 4) when the job fails, a Timeout error (5) when r.Timeout runs out, a
+// NotFound error (3) when the job is deleted, and ctx's error when cancelled.
+func Wait(ctx context.Context, r Request) (*Result, error) {
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	if r.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
+		defer cancel()
+	}
+	k, ns, name := r.Kind, r.Object.GetNamespace(), r.Object.GetName()
+	client := r.Dynamic.Resource(k.Resource()).Namespace(ns)
+	res := &Result{Object: r.Object}
+
+	// check reads one version of the job; done says whether the wait is over.
+	check := func(obj *unstructured.Unstructured) (bool, error) {
+		s, err := k.Summarize(obj, r.GPUResource)
+		if err != nil {
+			return false, nil // a version the kind cannot read: wait for the next
+		}
+		res.Object, res.Summary, res.Elapsed = obj, s, now().Sub(start)
+		done, failed := outcome(r.For, s.Status)
+		if failed {
+			return true, exit.JobFailedErrorf("%s%s", res.Line(k), why(s.Status))
+		}
+		return done, nil
+	}
+
+	// stopped is the error of a wait its context ended.
+	stopped := func() (*Result, error) {
+		res.Elapsed = now().Sub(start)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Timeout > 0 {
+			return res, exit.TimeoutErrorf("%s/%s still %s after %s (waiting for %s)", k.Name(), name, res.Summary.Status.State, r.Timeout, r.For)
+		}
+		return res, ctx.Err()
+	}
+	deleted := exit.NotFoundErrorf("%s/%s was deleted while waiting", k.Name(), name)
+
+	obj := r.Object
+	for {
+		if done, err := check(obj); done || err != nil {
+			return res, err
+		}
+		rw, err := watchtools.NewRetryWatcherWithContext(ctx, obj.GetResourceVersion(), &jobWatcher{client: client, name: name})
+		if err != nil {
+			return res, fmt.Errorf("watching %s/%s: %w", k.Name(), name, err)
+		}
+		done, expired, err := follow(ctx, rw, check)
+		rw.Stop()
+		switch {
+		case errors.Is(err, errDeleted):
+			return nil, deleted
+		case done:
+			return res, err
+		case ctx.Err() != nil:
+			return stopped()
+		case err != nil:
+			return res, err
+		case !expired:
+			continue
+		}
+		// The API server no longer has the version the watch resumed from:
+		// read the job again and watch from there.
+		obj, err = client.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, deleted
+		case ctx.Err() != nil:
+			return stopped()
+		case err != nil:
+			return res, fmt.Errorf("getting %s/%s: %w", k.Name(), name, err)
+		}
+	}
+}
+
+var errDeleted = errors.New("deleted")
+
+// follow reads the watch's events until check says done, the job is deleted,
+// the watch's starting point expired, or ctx ends.
+func follow(ctx context.Context, w watch.Interface, check func(*unstructured.Unstructured) (bool, error)) (done, expired bool, err error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return false, false, ctx.Err()
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				if ctx.Err() != nil {
+					return false, false, ctx.Err()
+				}
+				return false, true, nil
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				obj, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				if done, err := check(obj); done || err != nil {
+					return done, false, err
+				}
+			case watch.Deleted:
+				return false, false, errDeleted
+			case watch.Error:
+				status := apierrors.FromObject(ev.Object)
+				if apierrors.IsResourceExpired(status) || apierrors.IsGone(status) {
+					return false, true, nil
+				}
+				return false, false, fmt.Errorf("watching the job: %w", status)
+			}
+		}
+	}
+}
+
+// jobWatcher watches one job by name.
+type jobWatcher struct {
+	client dynamic.ResourceInterface
+	name   string
+}
+
+func (w *jobWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", w.name).String()
+	return w.client.Watch(ctx, opts)
+}
+
+// why is ": Reason: message" of a status, when it has them.
+func why(s job.Status) string {
+	var parts []string
+	for _, p := range []string{s.Reason, s.Message} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ": ") + ")"
+}

@@ -1,0 +1,153 @@
+package waiter_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/easyai-dev/easyai/pkg/config"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/waiter"
+)
+
+var (
+	created   = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated}
+	running   = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}
+	succeeded = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded}
+	failed    = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobFailed}
+)
+
+func mnist(conds []kubeflowv1.JobConditionType, rv string) *unstructured.Unstructured {
+	obj := jobstest.Job{Name: "mnist", Created: jobstest.T0, Conditions: conds,
+		Roles: []jobstest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}}}.Object()
+	obj.SetResourceVersion(rv)
+	return obj
+}
+
+// wait runs a wait on a fake client whose watch sends events, and records
+// the watches' field selectors.
+func wait(t *testing.T, initial *unstructured.Unstructured, stored runtime.Object, cond waiter.Condition, timeout time.Duration, events ...watch.Event) (*waiter.Result, []string, error) {
+	t.Helper()
+	var objs []runtime.Object
+	if stored != nil {
+		objs = append(objs, stored)
+	}
+	dyn := jobstest.Dynamic(objs...)
+	var selectors []string
+	dyn.PrependWatchReactor("tfjobs", func(a clienttesting.Action) (bool, watch.Interface, error) {
+		selectors = append(selectors, a.(clienttesting.WatchActionImpl).GetWatchRestrictions().Fields.String())
+		w := watch.NewFakeWithChanSize(len(events), false)
+		for _, ev := range events {
+			w.Action(ev.Type, ev.Object)
+		}
+		events = nil // a second watch (after an expiry) sees nothing new
+		return true, w, nil
+	})
+	k, _ := jobstest.Registry().Lookup("tf")
+	res, err := waiter.Wait(context.Background(), waiter.Request{
+		Dynamic: dyn, Kind: k, GPUResource: config.DefaultGPUResource, Object: initial, For: cond, Timeout: timeout,
+	})
+	return res, selectors, err
+}
+
+func TestWaitEndsWithTheJob(t *testing.T) {
+	tests := []struct {
+		name    string
+		initial []kubeflowv1.JobConditionType
+		cond    waiter.Condition
+		events  []watch.Event
+		code    int
+		state   job.State
+		watches int
+	}{
+		{"succeeds", running, waiter.Finished, []watch.Event{{Type: watch.Modified, Object: mnist(succeeded, "2")}}, exit.OK, job.Succeeded, 1},
+		{"fails", running, waiter.Finished, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, job.Failed, 1},
+		{"fails waiting for success", running, waiter.Succeeded, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, job.Failed, 1},
+		{"runs after events that do not count", created, waiter.Running, []watch.Event{
+			{Type: watch.Modified, Object: mnist(created, "2")}, {Type: watch.Modified, Object: mnist(running, "3")},
+		}, exit.OK, job.Running, 1},
+		{"fails before running", created, waiter.Running, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, job.Failed, 1},
+		{"already succeeded: no watch", succeeded, waiter.Succeeded, nil, exit.OK, job.Succeeded, 0},
+		{"already failed: no watch", failed, waiter.Finished, nil, exit.JobFailed, job.Failed, 0},
+		{"times out", running, waiter.Finished, nil, exit.Timeout, job.Running, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, selectors, err := wait(t, mnist(tt.initial, "1"), nil, tt.cond, 200*time.Millisecond, tt.events...)
+			if got := exit.Code(err); got != tt.code {
+				t.Fatalf("exit code %d (%v), want %d", got, err, tt.code)
+			}
+			if res.Summary.Status.State != tt.state {
+				t.Errorf("state %s, want %s", res.Summary.Status.State, tt.state)
+			}
+			if len(selectors) != tt.watches {
+				t.Errorf("%d watches, want %d", len(selectors), tt.watches)
+			}
+			for _, s := range selectors {
+				if s != "metadata.name=mnist" {
+					t.Errorf("watch field selector %q", s)
+				}
+			}
+			if !strings.HasPrefix(res.Line(mustKind(t)), "tf/mnist "+string(tt.state)+" after ") {
+				t.Errorf("line %q", res.Line(mustKind(t)))
+			}
+		})
+	}
+}
+
+func TestWaitForADeletedJobIsNotFound(t *testing.T) {
+	_, _, err := wait(t, mnist(running, "1"), nil, waiter.Finished, time.Second, watch.Event{Type: watch.Deleted, Object: mnist(running, "2")})
+	if exit.Code(err) != exit.NotFound || !strings.Contains(err.Error(), "tf/mnist was deleted") {
+		t.Fatalf("err %v (code %d), want not found", err, exit.Code(err))
+	}
+}
+
+func TestWaitReadsTheJobAgainWhenTheWatchExpires(t *testing.T) {
+	gone := &apierrors.NewResourceExpired("too old resource version").ErrStatus
+	res, selectors, err := wait(t, mnist(running, "1"), mnist(succeeded, "9"), waiter.Finished, time.Second,
+		watch.Event{Type: watch.Error, Object: gone})
+	if err != nil || res.Summary.Status.State != job.Succeeded {
+		t.Fatalf("err %v, state %s; want Succeeded from the new GET", err, res.Summary.Status.State)
+	}
+	if len(selectors) != 1 {
+		t.Errorf("%d watches, want 1 (the GET found it finished)", len(selectors))
+	}
+}
+
+func TestWaitForAJobDeletedBeforeTheWatchExpired(t *testing.T) {
+	gone := &apierrors.NewGone("gone").ErrStatus
+	_, _, err := wait(t, mnist(running, "1"), nil, waiter.Finished, time.Second, watch.Event{Type: watch.Error, Object: gone})
+	if exit.Code(err) != exit.NotFound {
+		t.Fatalf("err %v, want not found", err)
+	}
+}
+
+func TestParseCondition(t *testing.T) {
+	for in, want := range map[string]waiter.Condition{"running": waiter.Running, "Finished": waiter.Finished, "succeeded": waiter.Succeeded} {
+		if got, err := waiter.ParseCondition(in); err != nil || got != want {
+			t.Errorf("ParseCondition(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := waiter.ParseCondition("done"); exit.Code(err) != exit.Usage {
+		t.Errorf("ParseCondition(done): %v, want a usage error", err)
+	}
+}
+
+func mustKind(t *testing.T) kinds.Kind {
+	k, ok := jobstest.Registry().Lookup("tf")
+	if !ok {
+		t.Fatal("no tf kind")
+	}
+	return k
+}
