@@ -22,6 +22,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
 	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
+	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
 	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
@@ -86,6 +87,7 @@ func commands(f *cmdutil.Factory) []*cobra.Command {
 		listcmd.NewCmdList(f, nil),
 		getcmd.NewCmdGet(f, nil),
 		deletecmd.NewCmdDelete(f, nil),
+		logscmd.NewCmdLogs(f, nil),
 		waitcmd.NewCmdWait(f, nil),
 	}
 }

@@ -1,0 +1,166 @@
+// Package logs is "easyai logs JOB": the logs of a job's replicas, merged
+// under [ROLE-INDEX] prefixes, and with -f followed until the job ends.
+package logs
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	logsengine "github.com/easyai-dev/easyai/pkg/logs"
+)
+
+// Options of logs.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg         string
+	KindName       string
+	Tasks          []string
+	Role           string
+	Container      string
+	Follow         bool
+	Previous       bool
+	Timestamps     bool
+	Tail           int64
+	Since          time.Duration
+	MaxLogRequests int
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+}
+
+// DefaultMaxLogRequests is --max-log-requests' default.
+const DefaultMaxLogRequests = 64
+
+// NewCmdLogs returns the command; runF replaces Complete and Run in tests.
+func NewCmdLogs(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "logs JOB",
+		Short: "Print or follow the logs of a job's replicas",
+		Long: `Print the logs of a training job's replicas, each line prefixed with its
+replica: [worker-0], [ps-0], ... (coloured per replica on a terminal). A pod of
+several containers prefixes [worker-0/CONTAINER]; -c reads one container.
+
+Without -f, the replicas' logs are printed whole, one replica after another in
+ROLE-INDEX order (ps-0, worker-0, worker-1, ...).
+
+With -f, the lines of every replica are merged as they come. Replicas that
+start, restart or are replaced later are picked up; replicas still pending are
+reported on stderr with the reason (e.g. Unschedulable). A broken stream
+resumes where it stopped, without repeating lines. The command ends by itself
+once the job has ended and the rest of its logs are printed: exit 0 if the job
+succeeded, 4 if it failed. Following opens one stream per container: more than
+--max-log-requests is refused.
+
+--previous prints the log of the run before a container's last restart.
+
+JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. A --task the job
+does not have exits 3 and lists its tasks.`,
+		Example: `  easyai logs mnist
+  easyai logs mnist -f
+  easyai logs mnist --task worker-0 --tail 100
+  easyai logs mnist --role worker --since 10m --timestamps
+  easyai logs mnist --task worker-1 --previous`,
+		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return list.CompleteJobs(f)(cmd, args, toComplete)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	fl.BoolVarP(&o.Follow, "follow", "f", false, "follow the logs until the job ends (exit 4 if it fails)")
+	fl.StringArrayVar(&o.Tasks, "task", nil, "only this replica, as ROLE-INDEX (worker-0); repeatable")
+	fl.StringVar(&o.Role, "role", "", "only the replicas of this role (worker, ps, master, ...)")
+	fl.StringVarP(&o.Container, "container", "c", "", "only this container of each pod (default: all)")
+	fl.Int64Var(&o.Tail, "tail", -1, "only the last N lines of each container (-1: all)")
+	fl.DurationVar(&o.Since, "since", 0, "only lines newer than this (5s, 2m, 3h)")
+	fl.BoolVar(&o.Timestamps, "timestamps", false, "show each line's timestamp")
+	fl.BoolVarP(&o.Previous, "previous", "p", false, "the log of each container's previous run (before its last restart)")
+	fl.IntVar(&o.MaxLogRequests, "max-log-requests", DefaultMaxLogRequests, "most log streams followed at once with -f")
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags and the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	switch {
+	case o.Follow && o.Previous:
+		return exit.UsageErrorf("--previous prints a finished run's log: it cannot be followed (-f)")
+	case o.Tail < -1:
+		return exit.UsageErrorf("--tail %d: must be -1 (all) or more", o.Tail)
+	case o.Since < 0:
+		return exit.UsageErrorf("--since %s: must not be negative", o.Since)
+	case o.MaxLogRequests < 1:
+		return exit.UsageErrorf("--max-log-requests %d: must be at least 1", o.MaxLogRequests)
+	}
+	for i, t := range o.Tasks {
+		o.Tasks[i] = strings.ToLower(t)
+	}
+	o.Role = strings.ToLower(o.Role)
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the clients.
+func (o *Options) Complete() error {
+	ns, _, err := o.Factory.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	client, err := o.Factory.JobsClient()
+	if err != nil {
+		return err
+	}
+	o.Client = client
+	return nil
+}
+
+// Run finds the job and prints its logs.
+func (o *Options) Run(ctx context.Context) error {
+	k, obj, err := o.Client.Find(ctx, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	return logsengine.Run(ctx, logsengine.Config{
+		Kind: k, Job: obj, Kube: o.Client.Kube, Dynamic: o.Client.Dynamic,
+		Tasks: o.Tasks, Role: o.Role, Container: o.Container,
+		Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps,
+		Tail: o.Tail, Since: o.Since, MaxLogRequests: o.MaxLogRequests,
+		Colour: o.IO.ColorEnabled(), Out: o.IO.Out, ErrOut: o.IO.ErrOut,
+	})
+}

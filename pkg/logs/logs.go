@@ -1,0 +1,270 @@
+// Package logs is the engine of "easyai logs": the logs of a job's replicas,
+// one stream per container, merged line by line under a [ROLE-INDEX] prefix;
+// and, when following, a watch on the job's pods that picks up replicas as
+// they start, restart or are replaced, until the job ends. It knows nothing
+// of flags or terminals.
+package logs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// Source opens the log stream of one container.
+type Source interface {
+	Stream(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error)
+}
+
+// KubeSource reads logs from the API server.
+type KubeSource struct{ Kube kubernetes.Interface }
+
+// Stream opens the log of the container opts names.
+func (s KubeSource) Stream(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
+	return s.Kube.CoreV1().Pods(namespace).GetLogs(pod, opts).Stream(ctx)
+}
+
+// Config is one run of logs.
+type Config struct {
+	Kind kinds.Kind
+	// Job is the job as found; its namespace is the pods'.
+	Job     *unstructured.Unstructured
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+	// Source defaults to KubeSource on Kube.
+	Source Source
+
+	// Tasks ("worker-0") and Role ("worker") select replicas; none: all.
+	Tasks []string
+	Role  string
+	// Container is the one container to read; "": every container of a pod.
+	Container  string
+	Follow     bool
+	Previous   bool
+	Timestamps bool
+	// Tail is the number of last lines to show of each container (<0: all).
+	Tail int64
+	// Since shows only lines newer than this (0: all).
+	Since time.Duration
+	// MaxLogRequests caps the streams followed at once.
+	MaxLogRequests int
+
+	Colour bool
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Run prints the logs; with Follow it returns when the job has ended: nil
+// when it succeeded, a job-failed error (exit 4) when it failed.
+func Run(ctx context.Context, c Config) error {
+	if c.Source == nil {
+		c.Source = KubeSource{Kube: c.Kube}
+	}
+	ns, name := c.Job.GetNamespace(), c.Job.GetName()
+	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: c.Kind.PodSelector(name)})
+	if err != nil {
+		return fmt.Errorf("listing the pods of %s/%s: %w", c.Kind.Name(), name, err)
+	}
+	replicas, err := c.Kind.Replicas(c.Job, pods.Items)
+	if err != nil {
+		return err
+	}
+	selected, err := Select(replicas, c.Tasks, c.Role)
+	if err != nil {
+		return err
+	}
+	state := jobState(c.Kind, c.Job)
+	if !c.Follow || state.State.Final() {
+		if err := c.printAll(ctx, selected, pods.Items); err != nil {
+			return err
+		}
+		if c.Follow {
+			return outcome(c.Kind, name, state)
+		}
+		return nil
+	}
+	if n := countStreams(selected, pods.Items, c.Container); n > c.MaxLogRequests {
+		return TooManyStreamsError(n, c.MaxLogRequests)
+	}
+	return c.follow(ctx, selected, pods)
+}
+
+// TooManyStreamsError is the usage error of following more streams than allowed.
+func TooManyStreamsError(streams, limit int) error {
+	return exit.UsageErrorf("following %d log streams is more than --max-log-requests %d: raise --max-log-requests, or select replicas with --task or --role", streams, limit)
+}
+
+// Select keeps the replicas named by tasks and of role (none given: all),
+// in ROLE-INDEX order. A task the job does not have is a not-found error
+// listing those it has.
+func Select(replicas []job.Replica, tasks []string, role string) ([]job.Replica, error) {
+	have := map[string]bool{}
+	var names, roles []string
+	roleSeen := map[string]bool{}
+	for _, r := range replicas {
+		have[r.Task] = true
+		names = append(names, r.Task)
+		if !roleSeen[r.Role] {
+			roleSeen[r.Role] = true
+			roles = append(roles, r.Role)
+		}
+	}
+	want := map[string]bool{}
+	for _, t := range tasks {
+		t = strings.ToLower(t)
+		if !have[t] {
+			return nil, exit.NotFoundErrorf("the job has no task %s (its tasks: %s)", t, strings.Join(names, ", "))
+		}
+		want[t] = true
+	}
+	role = strings.ToLower(role)
+	if role != "" && !roleSeen[role] {
+		return nil, exit.NotFoundErrorf("the job has no role %s (its roles: %s)", role, strings.Join(roles, ", "))
+	}
+	var out []job.Replica
+	for _, r := range replicas {
+		if (len(want) == 0 || want[r.Task]) && (role == "" || r.Role == role) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// containersOf are the containers to read of a pod: the one asked for, else all.
+func containersOf(p *corev1.Pod, container string) []string {
+	if container != "" {
+		return []string{container}
+	}
+	var names []string
+	for _, c := range p.Spec.Containers {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// countStreams is how many container streams following the replicas opens
+// (a replica without a pod yet counts as one).
+func countStreams(replicas []job.Replica, pods []corev1.Pod, container string) int {
+	byName := podsByName(pods)
+	n := 0
+	for _, r := range replicas {
+		if p, ok := byName[r.Pod]; ok {
+			n += len(containersOf(p, container))
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+func podsByName(pods []corev1.Pod) map[string]*corev1.Pod {
+	m := make(map[string]*corev1.Pod, len(pods))
+	for i := range pods {
+		m[pods[i].Name] = &pods[i]
+	}
+	return m
+}
+
+// streamName is a stream's prefix: the task, and the container when the pod
+// has more than one.
+func streamName(task string, p *corev1.Pod, container string, asked string) string {
+	if asked != "" || len(p.Spec.Containers) <= 1 {
+		return task
+	}
+	return task + "/" + container
+}
+
+// printAll prints each replica's log in full, one after another in
+// ROLE-INDEX order.
+func (c *Config) printAll(ctx context.Context, replicas []job.Replica, pods []corev1.Pod) error {
+	out := &lineWriter{w: c.Out}
+	byName := podsByName(pods)
+	failed, opened := 0, 0
+	for _, r := range replicas {
+		p, ok := byName[r.Pod]
+		if !ok {
+			fmt.Fprintf(c.ErrOut, "%s: no pod yet\n", r.Task)
+			continue
+		}
+		for _, container := range containersOf(p, c.Container) {
+			opened++
+			opts := &corev1.PodLogOptions{Container: container, Previous: c.Previous, Timestamps: c.Timestamps}
+			if c.Tail >= 0 {
+				opts.TailLines = &c.Tail
+			}
+			if c.Since > 0 {
+				secs := int64(c.Since.Seconds())
+				opts.SinceSeconds = &secs
+			}
+			if err := c.copyOnce(ctx, p, container, opts, out, nil); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				failed++
+				fmt.Fprintf(c.ErrOut, "%s: %v\n", streamName(r.Task, p, container, c.Container), err)
+			}
+		}
+	}
+	if opened > 0 && failed == opened {
+		return exit.ErrSilent
+	}
+	return nil
+}
+
+// copyOnce reads one stream to its end.
+func (c *Config) copyOnce(ctx context.Context, p *corev1.Pod, container string, opts *corev1.PodLogOptions, out *lineWriter, resume *resumePoint) error {
+	stream, err := c.Source.Stream(ctx, p.Namespace, p.Name, opts)
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	task := replicaTask(c.Kind, c.Job, p)
+	return copyLines(stream, out, prefixOf(streamName(task, p, container, c.Container), c.Colour), resume, c.Timestamps)
+}
+
+// replicaTask names the replica a pod runs, as the kind names it; the pod's
+// name when the kind does not know it.
+func replicaTask(k kinds.Kind, obj *unstructured.Unstructured, p *corev1.Pod) string {
+	replicas, err := k.Replicas(obj, []corev1.Pod{*p})
+	if err == nil {
+		for _, r := range replicas {
+			if r.Pod == p.Name {
+				return r.Task
+			}
+		}
+	}
+	return p.Name
+}
+
+// jobState reads a job's state; Unknown when its status cannot be read.
+func jobState(k kinds.Kind, obj *unstructured.Unstructured) job.Status {
+	s, err := k.Summarize(obj, "")
+	if err != nil {
+		return job.Status{State: job.Unknown}
+	}
+	return s.Status
+}
+
+// outcome maps a final state to logs -f's result: nil, or exit 4 when it failed.
+func outcome(k kinds.Kind, name string, s job.Status) error {
+	if s.State != job.Failed {
+		return nil
+	}
+	why := ""
+	if s.Reason != "" || s.Message != "" {
+		why = ": " + strings.TrimPrefix(strings.Trim(s.Reason+": "+s.Message, ": "), ": ")
+	}
+	return exit.JobFailedErrorf("%s/%s failed%s", k.Name(), name, why)
+}
