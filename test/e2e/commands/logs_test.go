@@ -5,7 +5,9 @@ package commands
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
@@ -84,8 +88,26 @@ type follower struct {
 	lines  chan string
 	mu     sync.Mutex
 	all    []string
-	stderr bytes.Buffer
+	stderr lockedBuffer
 	done   chan int
+}
+
+// lockedBuffer is stderr, written by the process while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func follow(t *testing.T, args ...string) *follower {
@@ -201,5 +223,55 @@ func TestLogsFollowExits4WhenAWorkerFails(t *testing.T) {
 	}
 	if strings.Contains(strings.Join(f.all, "\n"), "[ps-0]") {
 		t.Errorf("--role worker printed the PS's log")
+	}
+}
+
+// restartCountAnnotation is read by the cluster's easyai-pod-restart kwok
+// Stage: a running pod's first container "restarts" (its last run ended with
+// exit code 1) until its restartCount is the annotation's value.
+const restartCountAnnotation = "test.easyai.io/restart-count"
+
+func TestLogsFollowARestartedReplicaAndItsPreviousRun(t *testing.T) {
+	t.Parallel()
+	c, _ := clients(t)
+	ns := c.Namespace(t)
+	previous := cluster.NewLog(t, "previous")
+	previous.Println("crashed at step 7")
+	log := c.PodLog(t, ns, "gpt-worker-0", previous)
+	log.Println("started")
+	runningJob(t, ns, "gpt", 1)
+
+	f := follow(t, "-n", ns, "gpt", "--task", "worker-0")
+	f.expect(t, "[worker-0] started")
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"1"}}}`, restartCountAnnotation)
+	if _, err := c.Kube.CoreV1().Pods(ns).Patch(cluster.Context(t, 30*time.Second), "gpt-worker-0", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cluster.Eventually(t, timeout, "gpt-worker-0 restarted", func(ctx context.Context) (bool, error) {
+		p, err := c.Kube.CoreV1().Pods(ns).Get(ctx, "gpt-worker-0", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		cs := p.Status.ContainerStatuses
+		return p.Status.Phase == corev1.PodRunning && len(cs) > 0 && cs[0].RestartCount == 1 &&
+			cs[0].LastTerminationState.Terminated != nil && cs[0].LastTerminationState.Terminated.ExitCode == 1, nil
+	})
+	eventually(t, "logs -f reports the restart", func() string {
+		if !strings.Contains(f.stderr.String(), "worker-0 restarted (1 restarts)") {
+			return "stderr: " + f.stderr.String()
+		}
+		return ""
+	})
+	log.Println("resumed at step 7")
+	f.expect(t, "[worker-0] resumed at step 7")
+
+	r := easyai.Run(t, "logs", "-n", ns, "gpt", "--task", "worker-0", "--previous").MustSucceed(t)
+	if r.Stdout != "[worker-0] crashed at step 7\n" {
+		t.Errorf("--previous: %q", r.Stdout)
+	}
+
+	c.EndPod(t, ns, "gpt-worker-0", 0)
+	if code := f.exit(t); code != 0 {
+		t.Errorf("logs -f exited %d after the job succeeded, want 0", code)
 	}
 }
