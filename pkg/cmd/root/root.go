@@ -16,9 +16,11 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/easyai-dev/easyai/pkg/build"
+	attachcmd "github.com/easyai-dev/easyai/pkg/cmd/attach"
 	completioncmd "github.com/easyai-dev/easyai/pkg/cmd/completion"
 	configcmd "github.com/easyai-dev/easyai/pkg/cmd/config"
 	deletecmd "github.com/easyai-dev/easyai/pkg/cmd/delete"
+	execcmd "github.com/easyai-dev/easyai/pkg/cmd/exec"
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
 	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
@@ -89,6 +91,8 @@ func commands(f *cmdutil.Factory) []*cobra.Command {
 		deletecmd.NewCmdDelete(f, nil),
 		logscmd.NewCmdLogs(f, nil),
 		waitcmd.NewCmdWait(f, nil),
+		execcmd.NewCmdExec(f, nil),
+		attachcmd.NewCmdAttach(f, nil),
 	}
 }
 

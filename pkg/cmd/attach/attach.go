@@ -1,0 +1,167 @@
+// Package attach is "easyai attach JOB": an interactive shell in a replica of
+// a training job, on a terminal.
+package attach
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/kubectl/pkg/util/term"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/remote"
+)
+
+// Shell is what attach runs: bash when the image has it, else sh.
+var Shell = []string{"sh", "-c", "command -v bash >/dev/null && exec bash || exec sh"}
+
+// Options of attach.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg    string
+	KindName  string
+	Task      string
+	Container string
+	// Command, when set, runs instead of the shell (sh -c COMMAND).
+	Command string
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+	Executor  remote.Executor
+}
+
+// NewCmdAttach returns the command; runF replaces Complete and Run in tests.
+func NewCmdAttach(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "attach JOB [--task TASK]",
+		Short: "Open a shell in a replica of a training job",
+		Long: `Open an interactive shell (bash if the image has it, else sh) in one replica
+of a training job, on a terminal, as "kubectl exec -it" does. Without --task
+it opens in the first of chief, master, launcher and worker-0 (said on stderr).
+attach exits with the shell's exit code.
+
+attach needs a terminal on stdin and stdout; --command runs a command of
+your own on a remote terminal instead of the shell.`,
+		Example: `  easyai attach mnist
+  easyai attach tf/mnist --task worker-1
+  easyai attach mnist --command 'watch -n1 nvidia-smi'`,
+		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return list.CompleteJobs(f)(cmd, args, toComplete)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	fl.StringVar(&o.Task, "task", "", "the replica to open the shell in, e.g. worker-1 (default: chief, master, launcher or worker-0)")
+	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
+	fl.StringVar(&o.Command, "command", "", "run this command (sh -c) on a remote terminal instead of the shell")
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the terminal, the flags and the job argument without
+// reaching the cluster.
+func (o *Options) Validate() error {
+	if o.Command == "" && !(o.IO.IsStdinTTY() && o.IO.IsStdoutTTY()) {
+		return exit.UsageErrorf("attach opens an interactive shell and needs a terminal: use --command, or easyai exec JOB -- COMMAND")
+	}
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the clients.
+func (o *Options) Complete() error {
+	f := o.Factory
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	if o.Client, err = f.JobsClient(); err != nil {
+		return err
+	}
+	config, err := f.RESTConfig()
+	if err != nil {
+		return err
+	}
+	kube, err := f.KubeClient()
+	if err != nil {
+		return err
+	}
+	o.Executor = &remote.APIExecutor{Config: config, Kube: kube}
+	return nil
+}
+
+// Run finds the replica and runs the shell (or --command) on a terminal.
+func (o *Options) Run(ctx context.Context) error {
+	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	r, note, err := j.Choose(o.Task)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(o.IO.ErrOut, note)
+	}
+	if err := remote.Runnable(r); err != nil {
+		return err
+	}
+	command := Shell
+	if o.Command != "" {
+		command = []string{"sh", "-c", o.Command}
+	}
+	// As kubectl exec -it: the local terminal raw while the remote one runs,
+	// its size followed, restored however the command ends.
+	tty := term.TTY{In: o.IO.In, Out: o.IO.Out, Raw: o.IO.IsStdinTTY()}
+	// stdin always goes: a remote terminal reads it (and some kubelets,
+	// kwok's among them, fail a terminal without one).
+	s := remote.Streams{Stdin: o.IO.In, Stdout: o.IO.Out, TTY: true}
+	var sizes remotecommand.TerminalSizeQueue
+	if tty.IsTerminalOut() {
+		sizes = tty.MonitorSize(tty.GetSize())
+		s.Sizes = sizes
+	}
+	err = tty.Safe(func() error {
+		return o.Executor.Exec(ctx, o.Namespace, r.Pod, o.Container, command, s)
+	})
+	if _, exited := remote.ExitCode(err); err != nil && !exited {
+		return fmt.Errorf("attach to %s (pod %s): %w", r.Task, r.Pod, err)
+	}
+	return remote.ExitError(err)
+}

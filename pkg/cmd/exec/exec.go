@@ -1,0 +1,180 @@
+// Package exec is "easyai exec JOB -- COMMAND": run a command in a replica of
+// a training job, or in all of its running replicas at once.
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/remote"
+)
+
+// Options of exec.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg    string
+	KindName  string
+	Task      string
+	All       bool
+	Container string
+	Stdin     bool
+	Command   []string
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+	Executor  remote.Executor
+}
+
+// NewCmdExec returns the command; runF replaces Complete and Run in tests.
+func NewCmdExec(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "exec JOB [--task TASK | --all] [-c CONTAINER] -- COMMAND [ARGS...]",
+		Short: "Run a command in a replica of a training job",
+		Long: `Run a command in the container of one replica of a training job, as
+"kubectl exec" does, and exit with the command's exit code.
+
+Without --task the command runs in the first of chief, master, launcher and
+worker-0 (said on stderr). --all runs it in every running replica at once,
+each line of output prefixed with its replica ("[worker-0] "); it exits 1 if
+the command failed in any of them, naming those on stderr.
+
+stdin is passed to the command only with -i. For an interactive shell, use
+"easyai attach".`,
+		Example: `  easyai exec mnist -- nvidia-smi
+  easyai exec tf/mnist --task worker-1 -- ls /data
+  easyai exec mnist --all -- df -h /dev/shm
+  tar c data | easyai exec mnist -i -- tar x -C /tmp`,
+		Args: cobra.MinimumNArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return list.CompleteJobs(f)(cmd, args, toComplete)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if dash != 1 || len(args) < 2 {
+				return exit.UsageErrorf(`name one job and put the command after "--" (easyai exec JOB -- COMMAND)`)
+			}
+			o.JobArg, o.Command = args[0], args[1:]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	fl.StringVar(&o.Task, "task", "", "the replica to run in, e.g. worker-1 (default: chief, master, launcher or worker-0)")
+	fl.BoolVar(&o.All, "all", false, "run in every running replica at once, prefixing each line of output")
+	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
+	fl.BoolVarP(&o.Stdin, "stdin", "i", false, "pass stdin to the command")
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags and the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	if o.All && o.Task != "" {
+		return exit.UsageErrorf("--all runs in every replica: not with --task")
+	}
+	if o.All && o.Stdin {
+		return exit.UsageErrorf("--all cannot pass stdin (-i) to many replicas")
+	}
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the clients.
+func (o *Options) Complete() error {
+	f := o.Factory
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	if o.Client, err = f.JobsClient(); err != nil {
+		return err
+	}
+	config, err := f.RESTConfig()
+	if err != nil {
+		return err
+	}
+	kube, err := f.KubeClient()
+	if err != nil {
+		return err
+	}
+	o.Executor = &remote.APIExecutor{Config: config, Kube: kube}
+	return nil
+}
+
+// Run finds the job's replicas and runs the command.
+func (o *Options) Run(ctx context.Context) error {
+	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	if o.All {
+		return o.runAll(ctx, j)
+	}
+	r, note, err := j.Choose(o.Task)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(o.IO.ErrOut, note)
+	}
+	if err := remote.Runnable(r); err != nil {
+		return err
+	}
+	s := remote.Streams{Stdout: o.IO.Out, Stderr: o.IO.ErrOut}
+	if o.Stdin {
+		s.Stdin = o.IO.In
+	}
+	err = o.Executor.Exec(ctx, o.Namespace, r.Pod, o.Container, o.Command, s)
+	if _, exited := remote.ExitCode(err); err != nil && !exited {
+		return fmt.Errorf("exec in %s (pod %s): %w", r.Task, r.Pod, err)
+	}
+	return remote.ExitError(err)
+}
+
+func (o *Options) runAll(ctx context.Context, j *remote.Job) error {
+	running := remote.Running(j.Replicas)
+	if len(running) == 0 {
+		return fmt.Errorf("no replica of %s/%s is running", j.Kind.Name(), j.Object.GetName())
+	}
+	failures := remote.RunAll(ctx, o.Executor, o.Namespace, o.Container, running, o.Command, o.IO.Out, o.IO.ErrOut)
+	if len(failures) == 0 {
+		return nil
+	}
+	names := make([]string, len(failures))
+	for i, f := range failures {
+		names[i] = f.String()
+	}
+	return fmt.Errorf("the command failed in %d of %d replicas: %s", len(failures), len(running), strings.Join(names, ", "))
+}

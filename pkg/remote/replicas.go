@@ -1,0 +1,60 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// Job is a job found for a remote command, with its replicas.
+type Job struct {
+	Kind     kinds.Kind
+	Object   *unstructured.Unstructured
+	Replicas []job.Replica
+}
+
+// FindJob finds the job ref names and reads its replicas from one LIST of
+// its pods.
+func FindJob(ctx context.Context, c *jobs.Client, namespace string, ref jobs.Ref) (*Job, error) {
+	k, obj, err := c.Find(ctx, namespace, ref)
+	if err != nil {
+		return nil, err
+	}
+	pods, err := c.Kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: k.PodSelector(obj.GetName())})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of %s/%s: %w", k.Name(), obj.GetName(), err)
+	}
+	replicas, err := k.Replicas(obj, pods.Items)
+	if err != nil {
+		return nil, err
+	}
+	return &Job{Kind: k, Object: obj, Replicas: replicas}, nil
+}
+
+// Choose picks the replica named task, or without one the default replica;
+// note says which was chosen when the user did not say, for stderr.
+func (j *Job) Choose(task string) (r job.Replica, note string, err error) {
+	if task != "" {
+		r, err = FindReplica(j.Replicas, task)
+		return r, "", err
+	}
+	if r, err = DefaultReplica(j.Replicas); err != nil {
+		return r, "", err
+	}
+	tasks := make([]string, len(j.Replicas))
+	for i, x := range j.Replicas {
+		tasks[i] = x.Task
+	}
+	note = fmt.Sprintf("Running in %s of %s/%s", r.Task, j.Kind.Name(), j.Object.GetName())
+	if len(tasks) > 1 {
+		note += fmt.Sprintf(" (replicas: %s; choose with --task)", strings.Join(tasks, ", "))
+	}
+	return r, note, nil
+}
