@@ -57,13 +57,8 @@ train worker-0 & train worker-1 &
 say "easyai get $job: running, one line per replica"
 easyai get "$job"
 
-say "logs of worker-0 (following until it exits)"
-# The binary itself, not the kubectl shell function: $! must be its PID.
-"$(kube_bin_dir)/kubectl" --kubeconfig "$KUBECONFIG_FILE" -n "$ns" logs -f "$job-worker-0" &
-follower=$!
-kubectl -n "$ns" wait --for condition=Succeeded --timeout 120s "tfjob/$job" >/dev/null
-kill "$follower" 2>/dev/null || true
-wait 2>/dev/null || true
+say "easyai logs -f $job: every replica, until the job ends"
+easyai logs -f "$job"
 
 say "easyai list, then easyai get $job: finished"
 easyai list
