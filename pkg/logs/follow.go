@@ -3,6 +3,8 @@ package logs
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,13 +61,44 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 		}
 		return c.Role == "" || r.Role == c.Role
 	}
+	var podless []string
 	for _, r := range selected {
 		if r.Pod == "" {
-			fmt.Fprintf(c.ErrOut, "%s: waiting for its pod\n", r.Task)
+			podless = append(podless, r.Task)
 		}
 	}
+	if len(podless) > 0 {
+		fmt.Fprintf(c.ErrOut, "%s: no pod yet\n", strings.Join(podless, ", "))
+	}
+	// A gang (PodGroup) that cannot be scheduled gets no pods at all: its
+	// Warning events say why.
+	gangEvents := metav1.ListOptions{FieldSelector: fields.Set{
+		"involvedObject.kind": "PodGroup", "involvedObject.name": name, "type": corev1.EventTypeWarning}.String()}
+	events, err := c.Kube.CoreV1().Events(ns).List(ctx, gangEvents)
+	if err != nil {
+		return fmt.Errorf("listing the events of %s/%s: %w", c.Kind.Name(), name, err)
+	}
+	lastGang := ""
+	onGangEvent := func(ev *corev1.Event) {
+		if why := ev.Reason + ": " + strings.TrimSpace(ev.Message); why != lastGang {
+			lastGang = why
+			fmt.Fprintf(c.ErrOut, "waiting for the job's gang of pods: %s\n", why)
+		}
+	}
+	if n := len(events.Items); n > 0 && len(podless) > 0 {
+		sort.SliceStable(events.Items, func(i, j int) bool { return eventTime(&events.Items[i]).Before(eventTime(&events.Items[j])) })
+		onGangEvent(&events.Items[n-1])
+	}
+	eventWatch, err := watchFrom(ctx, events.ResourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.FieldSelector = gangEvents.FieldSelector
+		return c.Kube.CoreV1().Events(ns).Watch(ctx, opts)
+	}))
+	if err != nil {
+		return fmt.Errorf("watching the events of %s/%s: %w", c.Kind.Name(), name, err)
+	}
+	defer eventWatch.Stop()
 
-	podWatch, err := watchtools.NewRetryWatcherWithContext(ctx, pods.ResourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	podWatch, err := watchFrom(ctx, pods.ResourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.LabelSelector = c.Kind.PodSelector(name)
 		return c.Kube.CoreV1().Pods(ns).Watch(ctx, opts)
 	}))
@@ -74,7 +107,7 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 	}
 	defer podWatch.Stop()
 	jobs := c.Dynamic.Resource(c.Kind.Resource()).Namespace(ns)
-	jobWatch, err := watchtools.NewRetryWatcherWithContext(ctx, c.Job.GetResourceVersion(), watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	jobWatch, err := watchFrom(ctx, c.Job.GetResourceVersion(), watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 		return jobs.Watch(ctx, opts)
 	}))
@@ -168,6 +201,13 @@ loop:
 			}
 			if p, isPod := ev.Object.(*corev1.Pod); isPod {
 				onPod(p, ev.Type == watch.Deleted)
+			}
+		case ev, ok := <-eventWatch.ResultChan():
+			if !ok {
+				return fmt.Errorf("watching the events of %s/%s: the watch ended", c.Kind.Name(), name)
+			}
+			if e, isEvent := ev.Object.(*corev1.Event); isEvent && ev.Type != watch.Deleted && len(streams) == 0 {
+				onGangEvent(e)
 			}
 		case ev, ok := <-jobWatch.ResultChan():
 			if !ok {
@@ -322,4 +362,23 @@ func pendingReason(p *corev1.Pod) string {
 		return "not scheduled yet"
 	}
 	return "starting on " + p.Spec.NodeName
+}
+
+// eventTime is when an event last happened, whichever of its times is set.
+func eventTime(ev *corev1.Event) time.Time {
+	for _, t := range []time.Time{ev.LastTimestamp.Time, ev.EventTime.Time, ev.FirstTimestamp.Time} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return ev.CreationTimestamp.Time
+}
+
+// watchFrom watches from a LIST's resourceVersion, re-opening the watch when
+// it breaks; without a resourceVersion (some fakes) it watches once.
+func watchFrom(ctx context.Context, resourceVersion string, w watcherFunc) (watch.Interface, error) {
+	if resourceVersion == "" || resourceVersion == "0" {
+		return w(ctx, metav1.ListOptions{})
+	}
+	return watchtools.NewRetryWatcherWithContext(ctx, resourceVersion, w)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -273,5 +274,36 @@ func TestLogsFollowARestartedReplicaAndItsPreviousRun(t *testing.T) {
 	c.EndPod(t, ns, "gpt-worker-0", 0)
 	if code := f.exit(t); code != 0 {
 		t.Errorf("logs -f exited %d after the job succeeded, want 0", code)
+	}
+}
+
+func TestLogsFollowSaysWhyAGangIsPendingAndEndsWhenTheJobIsDeleted(t *testing.T) {
+	t.Parallel()
+	c, kf := clients(t)
+	ns := c.Namespace(t)
+	j := &kubeflowv1.TFJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "huge", Namespace: ns},
+		Spec: kubeflowv1.TFJobSpec{TFReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
+			kubeflowv1.TFJobReplicaTypePS:     replica(1, 0, 0, "tensorflow"),
+			kubeflowv1.TFJobReplicaTypeWorker: replica(1, 1000, 0, "tensorflow"),
+		}},
+	}
+	if _, err := kf.KubeflowV1().TFJobs(ns).Create(cluster.Context(t, 30*time.Second), j, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	f := follow(t, "-n", ns, "huge")
+	eventually(t, "logs -f says why the replicas have no pods", func() string {
+		if stderr := f.stderr.String(); !strings.Contains(stderr, "ps-0, worker-0: no pod yet\n") ||
+			!strings.Contains(stderr, "waiting for the job's gang of pods: Unschedulable: ") {
+			return "stderr: " + f.stderr.String()
+		}
+		return ""
+	})
+	if err := kf.KubeflowV1().TFJobs(ns).Delete(cluster.Context(t, 30*time.Second), "huge", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if code := f.exit(t); code != 3 {
+		t.Errorf("logs -f exited %d after the job was deleted, want 3", code)
 	}
 }
