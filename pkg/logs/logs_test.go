@@ -281,8 +281,16 @@ func TestLogsOfEveryReplicaInOrder(t *testing.T) {
 		t.Errorf("--role worker: %q, %v", stdout, err)
 	}
 	last := src.requests[len(src.requests)-1]
-	if !last.Previous || last.TailLines == nil || *last.TailLines != 1 || last.Follow {
+	if !last.Previous || last.TailLines == nil || *last.TailLines != 1 || last.Follow || last.Timestamps || last.SinceSeconds != nil {
 		t.Errorf("request %+v: want previous, tail 1, no follow", last)
+	}
+
+	if _, _, err = run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src, Tasks: []string{"ps-0"}, Since: 10 * time.Minute, Timestamps: true}, podsOfMnist()...); err != nil {
+		t.Fatal(err)
+	}
+	last = src.requests[len(src.requests)-1]
+	if last.SinceSeconds == nil || *last.SinceSeconds != 600 || !last.Timestamps || last.TailLines != nil {
+		t.Errorf("request %+v: want sinceSeconds 600, timestamps, no tail", last)
 	}
 }
 

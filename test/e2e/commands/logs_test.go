@@ -209,11 +209,12 @@ func TestLogsFollowUntilTheJobSucceeds(t *testing.T) {
 
 func TestLogsFollowExits4WhenAWorkerFails(t *testing.T) {
 	t.Parallel()
-	c, _ := clients(t)
+	c, kf := clients(t)
 	ns := c.Namespace(t)
 	logs := replicaLogs(t, c, ns, "bert", 2)
-	runningJob(t, ns, "bert", 2)
+	createTFJob(t, kf, ns, "bert", 2, 0, "alice", "")
 
+	// Started before the job has pods: they are picked up as they run.
 	f := follow(t, "-n", ns, "bert", "--role", "worker")
 	f.expect(t, "[worker-0] worker-0 says hello", "[worker-1] worker-1 says hello")
 	logs["worker-1"].Println("CUDA error: out of memory")
