@@ -145,6 +145,7 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 		}
 		done, expired, err := follow(ctx, rw, check)
 		rw.Stop()
+		<-rw.Done() // nothing of the watch outlives the wait
 		switch {
 		case errors.Is(err, errDeleted):
 			return nil, deleted
