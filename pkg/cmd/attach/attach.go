@@ -60,12 +60,7 @@ your own on a remote terminal instead of the shell.`,
   easyai attach tf/mnist --task worker-1
   easyai attach mnist --command 'watch -n1 nvidia-smi'`,
 		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return list.CompleteJobs(f)(cmd, args, toComplete)
-		},
+		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			if err := o.Validate(); err != nil {

@@ -60,12 +60,7 @@ stdin is passed to the command only with -i. For an interactive shell, use
   easyai exec mnist --all -- df -h /dev/shm
   tar c data | easyai exec mnist -i -- tar x -C /tmp`,
 		Args: cobra.MinimumNArgs(1),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return list.CompleteJobs(f)(cmd, args, toComplete)
-		},
+		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if dash != 1 || len(args) < 2 {

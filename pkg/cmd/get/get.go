@@ -63,12 +63,7 @@ be given with its kind.
   easyai get mnist -o json | jq '.replicas[] | select(.phase=="Failed")'
   easyai get mnist --raw`,
 		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return list.CompleteJobs(f)(cmd, args, toComplete)
-		},
+		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			if err := o.Validate(); err != nil {

@@ -31,3 +31,15 @@ func CompleteJobs(f *cmdutil.Factory) cobra.CompletionFunc {
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
 }
+
+// CompleteJob completes the one job argument of a command (get, logs, ...):
+// job names for the first argument, nothing after it.
+func CompleteJob(f *cmdutil.Factory) cobra.CompletionFunc {
+	jobs := CompleteJobs(f)
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return jobs(cmd, args, toComplete)
+	}
+}

@@ -76,12 +76,7 @@ does not have exits 3 and lists its tasks.`,
   easyai logs mnist --role worker --since 10m --timestamps
   easyai logs mnist --task worker-1 --previous`,
 		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return list.CompleteJobs(f)(cmd, args, toComplete)
-		},
+		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			if err := o.Validate(); err != nil {
