@@ -59,7 +59,7 @@ your own on a remote terminal instead of the shell.`,
 		Example: `  easyai attach mnist
   easyai attach tf/mnist --task worker-1
   easyai attach mnist --command 'watch -n1 nvidia-smi'`,
-		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]

@@ -59,7 +59,7 @@ stdin is passed to the command only with -i. For an interactive shell, use
   easyai exec tf/mnist --task worker-1 -- ls /data
   easyai exec mnist --all -- df -h /dev/shm
   tar c data | easyai exec mnist -i -- tar x -C /tmp`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()

@@ -62,7 +62,7 @@ be given with its kind.
   easyai get pytorch/resnet -n research
   easyai get mnist -o json | jq '.replicas[] | select(.phase=="Failed")'
   easyai get mnist --raw`,
-		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]

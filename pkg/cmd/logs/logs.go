@@ -75,7 +75,7 @@ does not have exits 3 and lists its tasks.`,
   easyai logs mnist --task worker-0 --tail 100
   easyai logs mnist --role worker --since 10m --timestamps
   easyai logs mnist --task worker-1 --previous`,
-		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]

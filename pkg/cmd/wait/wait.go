@@ -62,7 +62,7 @@ said on stderr; -o json prints the job's document (as "get -o json") on stdout.`
 		Example: `  easyai wait mnist
   easyai wait tf/mnist --for running --timeout 10m
   easyai wait mnist -o json | jq .status.state`,
-		Args: cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
