@@ -25,6 +25,7 @@ import (
 	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
 	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
 	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
+	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
 	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
@@ -93,6 +94,7 @@ func commands(f *cmdutil.Factory) []*cobra.Command {
 		waitcmd.NewCmdWait(f, nil),
 		execcmd.NewCmdExec(f, nil),
 		attachcmd.NewCmdAttach(f, nil),
+		portforwardcmd.NewCmdPortForward(f, nil),
 	}
 }
 

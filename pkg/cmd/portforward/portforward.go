@@ -1,0 +1,160 @@
+// Package portforward is "easyai port-forward JOB [LOCAL:]REMOTE...": forward
+// local ports to a replica of a training job, as "kubectl port-forward" does.
+package portforward
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/remote"
+)
+
+// Options of port-forward.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg       string
+	KindName     string
+	Task         string
+	AddressFlags []string
+	PortArgs     []string
+
+	// Set by Validate.
+	Ref       jobs.Ref
+	Ports     []remote.PortSpec
+	Addresses []string
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+	Forwarder *remote.Forwarder
+}
+
+// NewCmdPortForward returns the command; runF replaces Complete and Run in tests.
+func NewCmdPortForward(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "port-forward JOB [--task TASK] [--address ADDR] [LOCAL:]REMOTE...",
+		Short: "Forward local ports to a replica of a training job",
+		Long: `Forward local ports to a port of one replica of a training job (TensorBoard,
+a debugger, a metrics endpoint), through the API server as "kubectl
+port-forward" does.
+
+Without --task the ports go to the first of chief, master, launcher and
+worker-0. Each port is REMOTE (the same port locally), LOCAL:REMOTE, or
+:REMOTE for a free local port. Ports are bound on 127.0.0.1 unless --address
+says otherwise. Once ready, a "Forwarding http://ADDR:LOCAL -> TASK:REMOTE"
+line per port is printed on stdout.
+
+When the replica's pod goes away (restarted, rescheduled), easyai finds the
+replica's new pod and forwards to it, on the same local ports. Stop with Ctrl-C.`,
+		Example: `  easyai port-forward mnist :6006
+  easyai port-forward tf/mnist --task worker-1 8080:80 9090
+  easyai port-forward mnist --address 0.0.0.0 6006`,
+		Args: cobra.MinimumNArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return list.CompleteJobs(f)(cmd, args, toComplete)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg, o.PortArgs = args[0], args[1:]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	fl.StringVar(&o.Task, "task", "", "the replica to forward to, e.g. worker-1 (default: chief, master, launcher or worker-0)")
+	fl.StringSliceVar(&o.AddressFlags, "address", []string{"127.0.0.1"}, "local addresses to listen on (repeat or comma-separate; IP addresses or localhost)")
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the ports, the addresses and the job argument without
+// reaching the cluster.
+func (o *Options) Validate() error {
+	ports, err := remote.ParsePortSpecs(o.PortArgs)
+	if err != nil {
+		return err
+	}
+	o.Ports = ports
+	if o.Addresses, err = remote.ParseAddresses(o.AddressFlags); err != nil {
+		return err
+	}
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the clients.
+func (o *Options) Complete() error {
+	f := o.Factory
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	if o.Client, err = f.JobsClient(); err != nil {
+		return err
+	}
+	config, err := f.RESTConfig()
+	if err != nil {
+		return err
+	}
+	kube, err := f.KubeClient()
+	if err != nil {
+		return err
+	}
+	o.Forwarder = &remote.Forwarder{
+		Config: config, Kube: kube, Namespace: ns, Addresses: o.Addresses, Ports: o.Ports,
+		Out: o.IO.Out, ErrOut: o.IO.ErrOut,
+	}
+	return nil
+}
+
+// Run chooses the replica and forwards to it until ctx ends.
+func (o *Options) Run(ctx context.Context) error {
+	task := o.Task
+	first := true
+	o.Forwarder.Resolve = func(ctx context.Context) (job.Replica, error) {
+		j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+		if err != nil {
+			return job.Replica{Task: task}, err
+		}
+		r, note, err := j.Choose(task)
+		if err != nil {
+			return job.Replica{Task: task}, err
+		}
+		if first {
+			first = false
+			task = r.Task // the same replica on every reconnect
+			if note != "" {
+				fmt.Fprintln(o.IO.ErrOut, strings.Replace(note, "Running in", "Forwarding to", 1))
+			}
+		}
+		return r, nil
+	}
+	return o.Forwarder.Run(ctx)
+}
