@@ -100,24 +100,12 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	f := o.Factory
-	ns, _, err := f.Namespace()
+	r, err := cmdutil.ReplicaClients(o.Factory)
 	if err != nil {
 		return err
 	}
-	o.Namespace = ns
-	if o.Client, err = f.JobsClient(); err != nil {
-		return err
-	}
-	config, err := f.RESTConfig()
-	if err != nil {
-		return err
-	}
-	kube, err := f.KubeClient()
-	if err != nil {
-		return err
-	}
-	o.Executor = &remote.APIExecutor{Config: config, Kube: kube}
+	o.Namespace, o.Client = r.Namespace, r.Jobs
+	o.Executor = &remote.APIExecutor{Config: r.Config, Kube: r.Kube}
 	return nil
 }
 

@@ -110,25 +110,13 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	f := o.Factory
-	ns, _, err := f.Namespace()
+	r, err := cmdutil.ReplicaClients(o.Factory)
 	if err != nil {
 		return err
 	}
-	o.Namespace = ns
-	if o.Client, err = f.JobsClient(); err != nil {
-		return err
-	}
-	config, err := f.RESTConfig()
-	if err != nil {
-		return err
-	}
-	kube, err := f.KubeClient()
-	if err != nil {
-		return err
-	}
+	o.Namespace, o.Client = r.Namespace, r.Jobs
 	o.Forwarder = &remote.Forwarder{
-		Config: config, Kube: kube, Namespace: ns, Addresses: o.Addresses, Ports: o.Ports,
+		Config: r.Config, Kube: r.Kube, Namespace: r.Namespace, Addresses: o.Addresses, Ports: o.Ports,
 		Out: o.IO.Out, ErrOut: o.IO.ErrOut,
 	}
 	return nil

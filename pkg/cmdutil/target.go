@@ -1,0 +1,39 @@
+package cmdutil
+
+import (
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/easyai-dev/easyai/pkg/jobs"
+)
+
+// Replicas is what a command that acts in a job's replica pods (exec,
+// attach, port-forward) needs: the namespace, the jobs client to find the
+// replica, and the clients to reach its pod.
+type Replicas struct {
+	Namespace string
+	Jobs      *jobs.Client
+	Config    *rest.Config
+	Kube      kubernetes.Interface
+}
+
+// ReplicaClients resolves Replicas from the factory.
+func ReplicaClients(f *Factory) (*Replicas, error) {
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return nil, err
+	}
+	client, err := f.JobsClient()
+	if err != nil {
+		return nil, err
+	}
+	config, err := f.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	kube, err := f.KubeClient()
+	if err != nil {
+		return nil, err
+	}
+	return &Replicas{Namespace: ns, Jobs: client, Config: config, Kube: kube}, nil
+}
