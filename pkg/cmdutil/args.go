@@ -1,9 +1,12 @@
 package cmdutil
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 // NoArgs is cobra.NoArgs as a usage error (exit 2).
@@ -32,4 +35,11 @@ func MinimumArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// AddKindFlag adds --kind (a kind's name or alias, completed from the
+// registry) to a command that names jobs; whose is "job's" or "jobs'".
+func AddKindFlag(cmd *cobra.Command, reg *kinds.Registry, target *string, whose string) {
+	cmd.Flags().StringVar(target, "kind", "", "the "+whose+" kind ("+strings.Join(reg.Names(), ", ")+", or an alias)")
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(reg.Names(), cobra.ShellCompDirectiveNoFileComp))
 }

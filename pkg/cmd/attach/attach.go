@@ -5,7 +5,6 @@ package attach
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/remotecommand"
@@ -76,11 +75,10 @@ your own on a remote terminal instead of the shell.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.Task, "task", "", "the replica to open the shell in, e.g. worker-1 (default: chief, master, launcher or worker-0)")
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	fl.StringVar(&o.Command, "command", "", "run this command (sh -c) on a remote terminal instead of the shell")
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -74,12 +74,11 @@ and delete then exits 3.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.KindName, "kind", "", "the jobs' kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "jobs'")
 	fl.BoolVar(&o.All, "all", false, "delete every job easyai submitted in the namespace (narrowed by -l and --experiment)")
 	fl.StringVarP(&o.Selector, "selector", "l", "", "with --all: only jobs matching this label selector")
 	fl.StringVar(&o.Experiment, "experiment", "", "with --all: only the jobs of this experiment")
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "delete without asking (required when not on a terminal)")
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

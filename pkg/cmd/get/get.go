@@ -79,11 +79,10 @@ be given with its kind.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml or name")
 	fl.BoolVar(&o.Raw, "raw", false, "print the job object itself (YAML; JSON with -o json)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

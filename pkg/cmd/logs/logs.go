@@ -92,7 +92,7 @@ does not have exits 3 and lists its tasks.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "follow the logs until the job ends (exit 4 if it fails)")
 	fl.StringArrayVar(&o.Tasks, "task", nil, "only this replica, as ROLE-INDEX (worker-0); repeatable")
 	fl.StringVar(&o.Role, "role", "", "only the replicas of this role (worker, ps, master, ...)")
@@ -102,7 +102,6 @@ does not have exits 3 and lists its tasks.`,
 	fl.BoolVar(&o.Timestamps, "timestamps", false, "show each line's timestamp")
 	fl.BoolVarP(&o.Previous, "previous", "p", false, "the log of each container's previous run (before its last restart)")
 	fl.IntVar(&o.MaxLogRequests, "max-log-requests", DefaultMaxLogRequests, "most log streams followed at once with -f")
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

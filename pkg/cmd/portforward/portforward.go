@@ -82,10 +82,9 @@ replica's new pod and forwards to it, on the same local ports. Stop with Ctrl-C.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.Task, "task", "", "the replica to forward to, e.g. worker-1 (default: chief, master, launcher or worker-0)")
 	fl.StringSliceVar(&o.AddressFlags, "address", []string{"127.0.0.1"}, "local addresses to listen on (repeat or comma-separate; IP addresses or localhost)")
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

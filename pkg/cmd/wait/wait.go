@@ -5,7 +5,6 @@ package wait
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,13 +78,12 @@ said on stderr; -o json prints the job's document (as "get -o json") on stdout.`
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.KindName, "kind", "", "the job's kind ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias)")
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished or succeeded")
 	fl.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
 	fl.StringVarP(&o.Output, "output", "o", "", "output format: json (the job's document once the wait ends)")
 	_ = cmd.RegisterFlagCompletionFunc("for", cobra.FixedCompletions([]string{"running", "finished", "succeeded"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
