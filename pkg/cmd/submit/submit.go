@@ -4,7 +4,9 @@ package submit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -16,10 +18,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/build"
+	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
 	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/logs"
 	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
@@ -37,8 +42,10 @@ type Options struct {
 	Set        []string
 	DryRun     string
 	Output     string
-	// Wait for the job to finish (--wait), at most Timeout.
+	// Wait for the job to finish (--wait), at most Timeout; with Logs,
+	// stream every replica's log meanwhile.
 	Wait    bool
+	Logs    bool
 	Timeout time.Duration
 }
 
@@ -54,9 +61,15 @@ from the kind's chart (or --chart) with the values of the flags, -f files and
 --set, checked against the kind's API, and created in one request.
 
 "easyai submit -f job.yaml" submits a job file kept in git: a values file
-whose "kind" key names the kind (tf, pytorch, ...).`,
+whose "kind" key names the kind (tf, pytorch, ...).
+
+--wait waits for the job to end and exits with its result (0 succeeded, 4
+failed, 5 --timeout ran out), which suits CI; --wait --logs also streams the
+logs of every replica meanwhile, as "easyai logs -f" does.`,
 		Example: `  easyai submit -f examples/tf-mnist/job.yaml
-  easyai submit tf -f job.yaml --dry-run -o yaml`,
+  easyai submit tf -f job.yaml --dry-run -o yaml
+  # in CI: stream the logs, exit with the job's result, keep the final state
+  easyai submit -f job.yaml --wait --logs --timeout 2h -o json > result.json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(o.ValueFiles) == 0 {
@@ -147,6 +160,7 @@ func addCommonFlags(fs *pflag.FlagSet, o *Options) {
 	fs.Lookup("dry-run").NoOptDefVal = "client"
 	fs.StringVarP(&o.Output, "output", "o", "", "output: name, json or yaml (dry runs default to yaml)")
 	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
+	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
 	fs.DurationVar(&o.Timeout, "timeout", waitcmd.DefaultTimeout, "with --wait: give up after this long (exit 5)")
 }
 
@@ -217,6 +231,9 @@ func (o *Options) complete(cmd *cobra.Command, args []string, runF func(*Options
 	case "", "name", "json", "yaml":
 	default:
 		return exit.UsageErrorf("--output %q: must be name, json or yaml", o.Output)
+	}
+	if o.Logs && !o.Wait {
+		return exit.UsageErrorf("--logs streams the logs while waiting: add --wait")
 	}
 	if o.Wait && o.DryRun != "none" {
 		return exit.UsageErrorf("--wait waits for a submitted job: not with --dry-run")
@@ -310,7 +327,59 @@ func (o *Options) waitFor(ctx context.Context, created *unstructured.Unstructure
 	if err != nil {
 		return err
 	}
-	return waitcmd.Until(ctx, o.Factory, client, o.Kind, created, waiter.Finished, o.Timeout, output)
+	if !o.Logs {
+		return waitcmd.Until(ctx, o.Factory, client, o.Kind, created, waiter.Finished, o.Timeout, output)
+	}
+	logOut := o.Factory.IOStreams.Out
+	if output == "json" {
+		// stdout stays one JSON document.
+		logOut = o.Factory.IOStreams.ErrOut
+	}
+	follow := o.followLogs(ctx, client, created, logOut)
+	return waitcmd.UntilThen(ctx, o.Factory, client, o.Kind, created, waiter.Finished, o.Timeout, output, follow)
+}
+
+// LogDrainTimeout bounds how long submit --wait --logs lets the log streams
+// finish after the job has ended.
+var LogDrainTimeout = 30 * time.Second
+
+// followLogs starts following the logs of every replica of the created job
+// and returns the step that ends it once the wait is over: after the job
+// ended, the streams are given LogDrainTimeout to print their last lines;
+// after a timeout or an interrupt they are cut at once. A log error does not
+// change the result, which is the job's: it is reported on stderr.
+func (o *Options) followLogs(ctx context.Context, client *jobs.Client, created *unstructured.Unstructured, out io.Writer) func(error) {
+	io := o.Factory.IOStreams
+	logCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() {
+		done <- logs.Run(logCtx, logs.Config{
+			Kind: o.Kind, Job: created, Kube: client.Kube, Dynamic: client.Dynamic,
+			Follow: true, Tail: -1, MaxLogRequests: logscmd.DefaultMaxLogRequests,
+			Colour: io.ColorEnabled() && out == io.Out, Out: out, ErrOut: io.ErrOut,
+		})
+	}()
+	return func(waitErr error) {
+		defer cancel()
+		var err error
+		switch code := exit.Code(waitErr); {
+		case waitErr == nil || code == exit.JobFailed:
+			select {
+			case err = <-done:
+			case <-time.After(LogDrainTimeout):
+				cancel()
+				err = <-done
+				fmt.Fprintf(io.ErrOut, "Warning: the logs did not end within %s of the job's end; stopped following them\n", LogDrainTimeout)
+				return
+			}
+		default:
+			cancel()
+			err = <-done
+		}
+		if err != nil && !errors.Is(err, context.Canceled) && exit.Code(err) != exit.JobFailed && exit.Code(err) != exit.NotFound {
+			fmt.Fprintf(io.ErrOut, "Warning: following the logs: %v\n", err)
+		}
+	}
 }
 
 // fillDefaults completes the values: a generated name, and the image and

@@ -83,6 +83,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tf", "python", "train.py"}, `put the command after "--"`},
 		{[]string{"tf", "--dry-run=later", "--", "x"}, "--dry-run"},
 		{[]string{"tf", "-o", "table", "--", "x"}, "--output"},
+		{[]string{"tf", "--logs", "--", "x"}, "add --wait"},
+		{[]string{"tf", "--wait", "--logs", "--dry-run", "--", "x"}, "not with --dry-run"},
 		{[]string{}, "name the kind"},
 		{[]string{"-f", "testdata/no-kind.yaml"}, "names no kind"},
 		{[]string{"-f", "testdata/unknown-kind.yaml"}, `unknown kind "caffe"`},

@@ -132,11 +132,21 @@ func (o *Options) Run(ctx context.Context) error {
 // the final state on stderr, and with output "json" the job's document on
 // stdout. Its error carries the exit code (4 failed, 5 timed out, 3 deleted).
 func Until(ctx context.Context, f *cmdutil.Factory, client *jobs.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string) error {
+	return UntilThen(ctx, f, client, k, obj, c, timeout, output, nil)
+}
+
+// UntilThen is Until with a step between the end of the wait and the report:
+// then (when not nil) gets the wait's error (nil: reached) before anything
+// is printed, e.g. to let a log stream finish first.
+func UntilThen(ctx context.Context, f *cmdutil.Factory, client *jobs.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string, then func(error)) error {
 	io := f.IOStreams
 	res, err := waiter.Wait(ctx, waiter.Request{
 		Dynamic: client.Dynamic, Kind: k, GPUResource: client.GPUResource,
 		Object: obj, For: c, Timeout: timeout, Now: f.Now,
 	})
+	if then != nil {
+		then(err)
+	}
 	if res == nil || exit.Code(err) == exit.Interrupted {
 		return err
 	}

@@ -122,6 +122,47 @@ func TestSubmitWaitExitsWithTheJobsResult(t *testing.T) {
 	}
 }
 
+func TestSubmitWaitLogsStreamsEveryReplicaAndExitsWithTheResult(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	ns := c.Namespace(t)
+	for _, task := range []string{"worker-0", "worker-1"} {
+		c.PodLog(t, ns, "loud-"+task, nil).Println(task+" step 1", task+" done")
+	}
+	res := submitTF(t, ns, "loud", "2", "-f", exitingAfter(t, 0, 3*time.Second), "--wait", "--logs", "--timeout", "90s")
+	if res.Code != 0 {
+		t.Fatalf("submit --wait --logs of a job that succeeds exited %d: %s", res.Code, res.Stderr)
+	}
+	for _, line := range []string{"[worker-0] worker-0 step 1", "[worker-0] worker-0 done", "[worker-1] worker-1 step 1", "[worker-1] worker-1 done"} {
+		if n := strings.Count(res.Stdout, line+"\n"); n != 1 {
+			t.Errorf("%q is on stdout %d times, want once:\n%s", line, n, res.Stdout)
+		}
+	}
+	if !strings.Contains(res.Stderr, "tf/loud Succeeded after") {
+		t.Errorf("stderr does not say how the job ended: %s", res.Stderr)
+	}
+
+	// With -o json the logs go to stderr; stdout is the final document.
+	c.PodLog(t, ns, "sad-worker-0", nil).Println("CUDA error: out of memory")
+	res = submitTF(t, ns, "sad", "1", "-f", exitingAfter(t, 1, 3*time.Second), "--wait", "--logs", "--timeout", "90s", "-o", "json")
+	if res.Code != 4 {
+		t.Fatalf("submit --wait --logs of a job that fails exited %d (want 4): %s", res.Code, res.Stderr)
+	}
+	var doc struct {
+		Status struct{ State string } `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || doc.Status.State != "Failed" {
+		t.Errorf("stdout is not the failed job's document (%v):\n%s", err, res.Stdout)
+	}
+	if !strings.Contains(res.Stderr, "[worker-0] CUDA error: out of memory\n") {
+		t.Errorf("the failed worker's log is not on stderr:\n%s", res.Stderr)
+	}
+
+	if res := submitTF(t, ns, "lazy", "1", "--logs"); res.Code != 2 || !strings.Contains(res.Stderr, "--wait") {
+		t.Errorf("--logs without --wait exited %d: %s", res.Code, res.Stderr)
+	}
+}
+
 // runningWorkers submits a TFJob of two workers that run until the test
 // ends, with an exec directory for each, holding a file naming it.
 func runningWorkers(t *testing.T, c *cluster.Cluster, ns, name string) map[string]string {
