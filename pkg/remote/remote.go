@@ -165,17 +165,30 @@ func (f Failure) String() string {
 	return fmt.Sprintf("%s (%v)", f.Task, f.Err)
 }
 
-// RunAll runs command in every replica at once, with whole output lines
-// prefixed "[task] " on stdout and stderr. It returns the replicas where the
-// command failed, in the order given.
-func RunAll(ctx context.Context, e Executor, namespace, container string, replicas []job.Replica, command []string, stdout, stderr io.Writer) []Failure {
+// RunAll runs command in every replica, at most parallel at once (<1: all
+// at once), with whole output lines prefixed "[task] " on stdout and stderr.
+// It returns the replicas where the command failed, in the order given.
+func RunAll(ctx context.Context, e Executor, namespace, container string, replicas []job.Replica, command []string, parallel int, stdout, stderr io.Writer) []Failure {
 	out, errOut := &lockedWriter{w: stdout}, &lockedWriter{w: stderr}
 	errs := make([]error, len(replicas))
+	if parallel < 1 || parallel > len(replicas) {
+		parallel = len(replicas)
+	}
+	slots := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i, r := range replicas {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
 			prefix := "[" + r.Task + "] "
 			o, eo := NewPrefixWriter(out, prefix), NewPrefixWriter(errOut, prefix)
 			errs[i] = e.Exec(ctx, namespace, r.Pod, container, command, Streams{Stdout: o, Stderr: eo})

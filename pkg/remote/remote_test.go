@@ -8,7 +8,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	utilexec "k8s.io/utils/exec"
 
@@ -127,7 +129,7 @@ func (f *fakeExecutor) Exec(_ context.Context, namespace, pod, container string,
 func TestRunAllPrefixesEveryLineAndNamesFailures(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	e := &fakeExecutor{fail: map[string]error{"mnist-worker-1": utilexec.CodeExitError{Err: errors.New("exit"), Code: 2}}}
-	failures := remote.RunAll(context.Background(), e, "team-a", "", replicas("worker-0", "worker-1", "worker-2"), []string{"df", "-h"}, &stdout, &stderr)
+	failures := remote.RunAll(context.Background(), e, "team-a", "", replicas("worker-0", "worker-1", "worker-2"), []string{"df", "-h"}, 0, &stdout, &stderr)
 	if len(failures) != 1 || failures[0].String() != "worker-1 (exit code 2)" {
 		t.Errorf("failures %v", failures)
 	}
@@ -152,5 +154,54 @@ func TestRunAllPrefixesEveryLineAndNamesFailures(t *testing.T) {
 	want := "[worker-0] mnist-worker-0 df -h,[worker-1] mnist-worker-1 df -h,[worker-2] mnist-worker-2 df -h"
 	if strings.Join(errLines, ",") != want {
 		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// countingExecutor records how many commands run at once.
+type countingExecutor struct {
+	mu          sync.Mutex
+	now, most   int
+	ran         int
+	holdEachFor time.Duration
+}
+
+func (c *countingExecutor) Exec(ctx context.Context, _, _, _ string, _ []string, _ remote.Streams) error {
+	c.mu.Lock()
+	c.now++
+	c.ran++
+	c.most = max(c.most, c.now)
+	c.mu.Unlock()
+	time.Sleep(c.holdEachFor)
+	c.mu.Lock()
+	c.now--
+	c.mu.Unlock()
+	return nil
+}
+
+func TestRunAllRunsAtMostParallelAtOnce(t *testing.T) {
+	var tasks []string
+	for i := range 10 {
+		tasks = append(tasks, fmt.Sprintf("worker-%d", i))
+	}
+	for _, parallel := range []int{1, 3, 0} {
+		e := &countingExecutor{holdEachFor: 20 * time.Millisecond}
+		failures := remote.RunAll(context.Background(), e, "team-a", "", replicas(tasks...), []string{"true"}, parallel, io.Discard, io.Discard)
+		want := parallel
+		if parallel == 0 {
+			want = 10
+		}
+		if len(failures) != 0 || e.ran != 10 || e.most > want || (parallel == 1 && e.most != 1) {
+			t.Errorf("parallel %d: ran %d, at most %d at once (want <= %d), failures %v", parallel, e.ran, e.most, want, failures)
+		}
+	}
+}
+
+func TestRunAllStopsStartingCommandsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e := &countingExecutor{}
+	failures := remote.RunAll(ctx, e, "team-a", "", replicas("worker-0", "worker-1", "worker-2"), []string{"true"}, 1, io.Discard, io.Discard)
+	if e.ran != 0 || len(failures) != 3 {
+		t.Errorf("after a cancel: ran %d commands, failures %v", e.ran, failures)
 	}
 }

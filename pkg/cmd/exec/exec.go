@@ -17,6 +17,10 @@ import (
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
+// DefaultMaxParallel is --max-parallel's default: enough for most jobs at
+// once, few enough not to open hundreds of streams through the API server.
+const DefaultMaxParallel = 32
+
 // Options of exec.
 type Options struct {
 	Factory *cmdutil.Factory
@@ -28,6 +32,7 @@ type Options struct {
 	All       bool
 	Container string
 	Stdin     bool
+	Parallel  int
 	Command   []string
 
 	// Set by Validate.
@@ -49,9 +54,10 @@ func NewCmdExec(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 "kubectl exec" does, and exit with the command's exit code.
 
 Without --task the command runs in the first of chief, master, launcher and
-worker-0 (said on stderr). --all runs it in every running replica at once,
-each line of output prefixed with its replica ("[worker-0] "); it exits 1 if
-the command failed in any of them, naming those on stderr.
+worker-0 (said on stderr). --all runs it in every running replica in
+parallel (at most --max-parallel at once), each line of output prefixed with
+its replica ("[worker-0] "); it exits 1 if the command failed in any of them,
+naming those on stderr.
 
 stdin is passed to the command only with -i. For an interactive shell, use
 "easyai attach".`,
@@ -85,6 +91,7 @@ stdin is passed to the command only with -i. For an interactive shell, use
 	fl.BoolVar(&o.All, "all", false, "run in every running replica at once, prefixing each line of output")
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	fl.BoolVarP(&o.Stdin, "stdin", "i", false, "pass stdin to the command")
+	fl.IntVar(&o.Parallel, "max-parallel", DefaultMaxParallel, "with --all: most replicas the command runs in at once")
 	return cmd
 }
 
@@ -92,6 +99,9 @@ stdin is passed to the command only with -i. For an interactive shell, use
 func (o *Options) Validate() error {
 	if o.All && o.Task != "" {
 		return exit.UsageErrorf("--all runs in every replica: not with --task")
+	}
+	if o.Parallel < 1 {
+		return exit.UsageErrorf("--max-parallel %d: must be at least 1", o.Parallel)
 	}
 	if o.All && o.Stdin {
 		return exit.UsageErrorf("--all cannot pass stdin (-i) to many replicas")
@@ -150,7 +160,7 @@ func (o *Options) runAll(ctx context.Context, j *remote.Job) error {
 	if len(running) == 0 {
 		return fmt.Errorf("no replica of %s/%s is running", j.Kind.Name(), j.Object.GetName())
 	}
-	failures := remote.RunAll(ctx, o.Executor, o.Namespace, o.Container, running, o.Command, o.IO.Out, o.IO.ErrOut)
+	failures := remote.RunAll(ctx, o.Executor, o.Namespace, o.Container, running, o.Command, o.Parallel, o.IO.Out, o.IO.ErrOut)
 	if len(failures) == 0 {
 		return nil
 	}

@@ -41,7 +41,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 		t.Errorf("options %+v", got)
 	}
 	for _, args := range [][]string{
-		{"mnist"}, {"mnist", "ls"}, {"mnist", "--all", "--task", "worker-0", "--", "ls"}, {"mnist", "--all", "-i", "--", "ls"},
+		{"mnist"}, {"mnist", "ls"}, {"mnist", "--all", "--task", "worker-0", "--", "ls"}, {"mnist", "--all", "-i", "--", "ls"}, {"mnist", "--all", "--max-parallel", "0", "--", "ls"},
 	} {
 		err := run(execcmd.NewCmdExec(f, func(*execcmd.Options) error { return nil }), args...)
 		if exit.Code(err) != exit.Usage {

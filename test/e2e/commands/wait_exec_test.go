@@ -235,7 +235,7 @@ func TestExecAllPrefixesTheLinesOfEveryReplica(t *testing.T) {
 	if err := os.Remove(filepath.Join(runningWorkers(t, c, ns, "all-fail")["worker-1"], "whoami.txt")); err != nil {
 		t.Fatal(err)
 	}
-	res = easyai.Run(t, "exec", "all-fail", "-n", ns, "--all", "--", "cat", "whoami.txt")
+	res = easyai.Run(t, "exec", "all-fail", "-n", ns, "--all", "--max-parallel", "1", "--", "cat", "whoami.txt")
 	if res.Code != 1 || !strings.Contains(res.Stderr, "the command failed in 1 of 2 replicas: worker-1") ||
 		!strings.Contains(res.Stdout, "[worker-0] I am worker-0\n") {
 		t.Errorf("--all with a failure: exit %d, stdout %q, stderr %q", res.Code, res.Stdout, res.Stderr)
