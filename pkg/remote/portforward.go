@@ -115,6 +115,10 @@ type Forwarder struct {
 	Ports     []PortSpec
 	// Out gets the "Forwarding ..." lines once ready; ErrOut the rest.
 	Out, ErrOut io.Writer
+	// Ready, when set, is called instead of printing the "Forwarding" lines
+	// once the ports are first ready, with the local ports chosen (in the
+	// order of Ports); it is not called again on reconnects.
+	Ready func(r job.Replica, ports []PortSpec)
 	// Backoff is the wait between tries to reach a replica with no running
 	// pod (default 2s); Poll how often the pod is checked (default 2s).
 	Backoff, Poll time.Duration
@@ -163,6 +167,10 @@ func (f *Forwarder) Run(ctx context.Context) error {
 				if i < len(got) {
 					ports[i].Local = got[i].Local
 				}
+			}
+			if !announced && f.Ready != nil {
+				f.Ready(r, append([]PortSpec(nil), ports...))
+				announced = true
 			}
 			if !announced {
 				for i, p := range ports {

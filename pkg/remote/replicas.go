@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -18,6 +19,8 @@ type Job struct {
 	Kind     kinds.Kind
 	Object   *unstructured.Unstructured
 	Replicas []job.Replica
+	// Pods are the job's pods as listed.
+	Pods []corev1.Pod
 }
 
 // FindJob finds the job ref names and reads its replicas from one LIST of
@@ -35,7 +38,7 @@ func FindJob(ctx context.Context, c *jobs.Client, namespace string, ref jobs.Ref
 	if err != nil {
 		return nil, err
 	}
-	return &Job{Kind: k, Object: obj, Replicas: replicas}, nil
+	return &Job{Kind: k, Object: obj, Replicas: replicas, Pods: pods.Items}, nil
 }
 
 // Choose picks the replica named task, or without one the default replica;

@@ -25,6 +25,7 @@ import (
 	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
 	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
 	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
+	opencmd "github.com/easyai-dev/easyai/pkg/cmd/open"
 	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
@@ -95,6 +96,7 @@ func commands(f *cmdutil.Factory) []*cobra.Command {
 		execcmd.NewCmdExec(f, nil),
 		attachcmd.NewCmdAttach(f, nil),
 		portforwardcmd.NewCmdPortForward(f, nil),
+		opencmd.NewCmdOpen(f, nil),
 	}
 }
 

@@ -1,0 +1,59 @@
+package open
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+
+	"github.com/cli/browser"
+	"github.com/google/shlex"
+)
+
+// Browser opens URLs.
+type Browser interface {
+	// Available says whether there is a browser to open, and if not why.
+	Available() (bool, string)
+	Open(url string) error
+}
+
+// SystemBrowser is $BROWSER when set (a command; the URL is its last
+// argument), else the system's opener (xdg-open, open, start, ...).
+type SystemBrowser struct {
+	Getenv func(string) string
+	// Out gets whatever the browser command prints.
+	Out io.Writer
+}
+
+// Available implements Browser: on Linux and the BSDs a browser needs a
+// display (DISPLAY or WAYLAND_DISPLAY) unless $BROWSER says which to run.
+func (b SystemBrowser) Available() (bool, string) {
+	if b.Getenv("BROWSER") != "" {
+		return true, ""
+	}
+	switch runtime.GOOS {
+	case "darwin", "windows":
+		return true, ""
+	}
+	if b.Getenv("DISPLAY") == "" && b.Getenv("WAYLAND_DISPLAY") == "" {
+		return false, "no display (DISPLAY and WAYLAND_DISPLAY are not set; $BROWSER names a browser to use)"
+	}
+	return true, ""
+}
+
+// Open implements Browser.
+func (b SystemBrowser) Open(url string) error {
+	if cmdline := b.Getenv("BROWSER"); cmdline != "" {
+		args, err := shlex.Split(cmdline)
+		if err != nil || len(args) == 0 {
+			return err
+		}
+		cmd := exec.Command(args[0], append(args[1:], url)...)
+		cmd.Stdout, cmd.Stderr = b.Out, b.Out
+		return cmd.Run()
+	}
+	browser.Stdout, browser.Stderr = b.Out, b.Out
+	return browser.OpenURL(url)
+}
+
+var _ Browser = SystemBrowser{Getenv: os.Getenv}

@@ -1,0 +1,236 @@
+// Package open is "easyai open JOB NAME": forward a web tool of a training
+// job (Jupyter, TensorBoard, any named container port) to a local port and
+// open it in the browser.
+package open
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/remote"
+)
+
+// Options of open.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg    string
+	Name      string
+	KindName  string
+	Task      string
+	Address   string
+	LocalPort int
+	NoBrowser bool
+	ShowToken bool
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+	Kube      kubernetes.Interface
+	Forwarder *remote.Forwarder
+	Browser   Browser
+}
+
+// NewCmdOpen returns the command; runF replaces Complete and Run in tests.
+func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "open JOB jupyter|tensorboard|PORTNAME|PORT",
+		Short: "Open a web tool of a training job in the browser",
+		Long: `Forward a web tool of a training job to a local port, print its URL and open
+it in the browser, then keep forwarding until Ctrl-C (as port-forward does,
+following the replica to a new pod).
+
+NAME is looked up, in order:
+  - in the job's easyai.io/endpoints annotation, written at submit for the
+    tools easyai starts (jupyter, tensorboard): the replica, the port, the
+    URL path and the Secret holding a login token;
+  - as a named container port of a replica (ports[].name in the pod):
+    the default replica (chief, master, launcher or worker-0) first, then
+    the others, or only --task's;
+  - as a port number.
+
+A token is read from its Secret and handed to the browser only: the URL
+printed on stdout has none, unless --show-token asks for it. The browser is
+opened when there is one ($BROWSER, or a display on Linux) and not
+--no-browser.`,
+		Example: `  easyai open mnist tensorboard
+  easyai open mnist jupyter --no-browser
+  easyai open tf/mnist metrics --task worker-1
+  easyai open mnist 8080 --port 8080`,
+		Args: cmdutil.ExactArgs(2, "a job and an endpoint: JOB NAME"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return list.CompleteJobs(f)(cmd, args, toComplete)
+			}
+			if len(args) == 1 {
+				return []cobra.Completion{"jupyter", "tensorboard"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg, o.Name = args[0], args[1]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	fl.StringVar(&o.Task, "task", "", "the replica to open it in, e.g. worker-1 (default: where the endpoint is)")
+	fl.StringVar(&o.Address, "address", "127.0.0.1", "local address to listen on (an IP address or localhost)")
+	fl.IntVar(&o.LocalPort, "port", 0, "local port (default: a free one)")
+	fl.BoolVar(&o.NoBrowser, "no-browser", false, "only print the URL")
+	fl.BoolVar(&o.ShowToken, "show-token", false, "print the URL with the login token (the token is a secret)")
+	return cmd
+}
+
+// Validate checks the flags and the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	if o.Name == "" {
+		return exit.UsageErrorf("name the endpoint to open: jupyter, tensorboard, a container port's name or a port number")
+	}
+	if o.LocalPort < 0 || o.LocalPort > 65535 {
+		return exit.UsageErrorf("--port %d: must be from 1 to 65535 (or 0 for a free port)", o.LocalPort)
+	}
+	if _, err := remote.ParseAddresses([]string{o.Address}); err != nil {
+		return err
+	}
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace, the clients and the browser.
+func (o *Options) Complete() error {
+	r, err := cmdutil.ReplicaClients(o.Factory)
+	if err != nil {
+		return err
+	}
+	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
+	o.Forwarder = &remote.Forwarder{
+		Config: r.Config, Kube: r.Kube, Namespace: r.Namespace, Addresses: []string{o.Address},
+		Out: o.IO.Out, ErrOut: o.IO.ErrOut,
+	}
+	o.Browser = SystemBrowser{Getenv: os.Getenv, Out: o.IO.ErrOut}
+	return nil
+}
+
+// Run finds the endpoint, forwards to it and opens it until ctx ends.
+func (o *Options) Run(ctx context.Context) error {
+	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	target, err := j.Target(o.Name, o.Task)
+	if err != nil {
+		return err
+	}
+	token := o.token(ctx, target)
+
+	f := o.Forwarder
+	f.Ports = []remote.PortSpec{{Local: uint16(o.LocalPort), Remote: uint16(target.Port)}}
+	f.Resolve = func(ctx context.Context) (job.Replica, error) {
+		j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+		if err != nil {
+			return job.Replica{Task: target.Task}, err
+		}
+		return remote.FindReplica(j.Replicas, target.Task)
+	}
+	f.Ready = func(r job.Replica, ports []remote.PortSpec) {
+		o.ready(r, target, ports[0].Local, token)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "Opening %s: port %d of %s (from %s)\n", o.Name, target.Port, target.Task, target.From)
+	return f.Run(ctx)
+}
+
+// token reads the endpoint's login token; a token that cannot be read is
+// said on stderr and the endpoint opened without it.
+func (o *Options) token(ctx context.Context, t remote.Target) string {
+	if t.TokenSecret == "" {
+		return ""
+	}
+	s, err := o.Kube.CoreV1().Secrets(o.Namespace).Get(ctx, t.TokenSecret, metav1.GetOptions{})
+	if err != nil {
+		fmt.Fprintf(o.IO.ErrOut, "Warning: cannot read the login token from Secret %s: %v\n", t.TokenSecret, err)
+		return ""
+	}
+	token := string(s.Data[job.TokenSecretKey])
+	if token == "" {
+		fmt.Fprintf(o.IO.ErrOut, "Warning: Secret %s has no %q key: opening without a token\n", t.TokenSecret, job.TokenSecretKey)
+	}
+	return token
+}
+
+// ready prints the URL and opens the browser once the port is forwarded.
+func (o *Options) ready(r job.Replica, t remote.Target, local uint16, token string) {
+	plain := URL(o.Address, local, t.Path, "")
+	withToken := URL(o.Address, local, t.Path, token)
+	if o.ShowToken {
+		plain = withToken
+	}
+	fmt.Fprintln(o.IO.Out, plain)
+	opened := false
+	if !o.NoBrowser {
+		if ok, why := o.Browser.Available(); !ok {
+			fmt.Fprintf(o.IO.ErrOut, "Not opening a browser: %s\n", why)
+		} else if err := o.Browser.Open(withToken); err != nil {
+			fmt.Fprintf(o.IO.ErrOut, "Warning: could not open a browser: %v\n", err)
+		} else {
+			opened = true
+		}
+	}
+	switch {
+	case token != "" && opened:
+		fmt.Fprintf(o.IO.ErrOut, "Opened in the browser, logged in with the token of Secret %s\n", t.TokenSecret)
+	case token != "" && !o.ShowToken:
+		fmt.Fprintf(o.IO.ErrOut, "The login token is in Secret %s (key %s): --show-token prints the URL with it\n", t.TokenSecret, job.TokenSecretKey)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "Forwarding to %s of %s until Ctrl-C\n", r.Task, o.JobArg)
+}
+
+// URL is the local URL of a forwarded endpoint; an unspecified listen
+// address (0.0.0.0, ::) is reached as localhost.
+func URL(address string, port uint16, path, token string) string {
+	host := address
+	if ip := net.ParseIP(address); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, strconv.Itoa(int(port))), Path: path}
+	if token != "" {
+		u.RawQuery = url.Values{"token": {token}}.Encode()
+	}
+	return u.String()
+}

@@ -1,0 +1,103 @@
+package remote
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+)
+
+// Target is a web endpoint of a job to open: a port of one replica, with the
+// URL path to open and, for a tool that wants a login, the Secret of its
+// token.
+type Target struct {
+	Task        string
+	Port        int32
+	Path        string
+	TokenSecret string
+	// From says where the port was found, for the user.
+	From string
+}
+
+// Target finds the endpoint called name: a tool the job's endpoints
+// annotation names (jupyter, tensorboard, ...), a named container port of a
+// replica, or a port number. task (optional) is the replica to look in;
+// without one, a named port is looked for in the default replica first,
+// then in the others in order.
+func (j *Job) Target(name, task string) (Target, error) {
+	endpoints, err := job.Endpoints(j.Object.GetAnnotations())
+	if err != nil {
+		return Target{}, err
+	}
+	if e, ok := endpoints[name]; ok {
+		t := Target{Task: e.Task, Port: e.Port, Path: e.Path, TokenSecret: e.TokenSecret, From: "the job's " + job.EndpointsAnnotation + " annotation"}
+		if task != "" {
+			t.Task = task
+		}
+		if t.Task == "" {
+			r, err := DefaultReplica(j.Replicas)
+			if err != nil {
+				return Target{}, err
+			}
+			t.Task = r.Task
+		}
+		if _, err := FindReplica(j.Replicas, t.Task); err != nil {
+			return Target{}, err
+		}
+		return t, nil
+	}
+	if n, err := strconv.ParseUint(name, 10, 16); err == nil && n > 0 {
+		r, _, err := j.Choose(task)
+		if err != nil {
+			return Target{}, err
+		}
+		return Target{Task: r.Task, Port: int32(n), From: "the port number"}, nil
+	}
+
+	candidates := j.Replicas
+	if task != "" {
+		r, err := FindReplica(j.Replicas, task)
+		if err != nil {
+			return Target{}, err
+		}
+		candidates = []job.Replica{r}
+	} else if r, err := DefaultReplica(j.Replicas); err == nil {
+		candidates = append([]job.Replica{r}, j.Replicas...)
+	}
+	named := map[string]bool{}
+	for _, r := range candidates {
+		for _, p := range j.Pods {
+			if p.Name != r.Pod || r.Pod == "" {
+				continue
+			}
+			for _, c := range p.Spec.Containers {
+				for _, cp := range c.Ports {
+					if cp.Name == name {
+						return Target{Task: r.Task, Port: cp.ContainerPort, From: fmt.Sprintf("container port %q of %s", name, r.Task)}, nil
+					}
+					if cp.Name != "" {
+						named[cp.Name] = true
+					}
+				}
+			}
+		}
+	}
+	known := job.EndpointNames(endpoints)
+	for n := range named {
+		if _, dup := endpoints[n]; !dup {
+			known = append(known, n)
+		}
+	}
+	sort.Strings(known)
+	where := "the job"
+	if task != "" {
+		where = task
+	}
+	if len(known) == 0 {
+		return Target{}, exit.NotFoundErrorf("%s has no endpoint or named container port %q (and none other): give a port number, or use easyai port-forward", where, name)
+	}
+	return Target{}, exit.NotFoundErrorf("%s has no endpoint or named container port %q: it has %s", where, name, strings.Join(known, ", "))
+}
