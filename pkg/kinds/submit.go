@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -26,4 +27,22 @@ func CheckQuantity(flag, value string) error {
 		return exit.UsageErrorf("%s %q: not a quantity (e.g. 2, 500m, 16Gi)", flag, value)
 	}
 	return nil
+}
+
+// SubmitDoc is a kind that explains its own submit command: which replicas
+// the flags make and which of them run the command. Kinds without it get a
+// generic help.
+type SubmitDoc interface {
+	// SubmitLong is the long help of "easyai submit KIND".
+	SubmitLong() string
+	// SubmitExample is its runnable examples, indented as cobra shows them.
+	SubmitExample() string
+}
+
+// DescribeWorkers sets the help of the common --workers flag to what it
+// counts for the kind (worker pods, or nodes with the first as the master).
+func DescribeWorkers(fs *pflag.FlagSet, usage string) {
+	if f := fs.Lookup("workers"); f != nil {
+		f.Usage = usage
+	}
 }

@@ -105,6 +105,9 @@ every replica; the operator injects the framework's environment.`, gvk.Kind, k.O
 			return o.complete(cmd, args, runF)
 		},
 	}
+	if doc, ok := k.(kinds.SubmitDoc); ok {
+		cmd.Long, cmd.Example = doc.SubmitLong(), doc.SubmitExample()
+	}
 	addCommonFlags(cmd.Flags(), o)
 	o.kindValues = k.SubmitFlags(cmd.Flags())
 	return cmd

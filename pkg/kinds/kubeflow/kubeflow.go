@@ -259,9 +259,16 @@ func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job
 	for i := range pods {
 		p := &pods[i]
 		role := p.Labels[kubeflowv1.ReplicaTypeLabel]
-		index, err := strconv.Atoi(p.Labels[kubeflowv1.ReplicaIndexLabel])
-		if role == "" || err != nil {
+		if role == "" {
 			continue
+		}
+		// The operator labels MPIJob's one launcher pod without an index.
+		index := 0
+		if label, ok := p.Labels[kubeflowv1.ReplicaIndexLabel]; ok {
+			var err error
+			if index, err = strconv.Atoi(label); err != nil {
+				continue
+			}
 		}
 		r := job.ReplicaFromPod(strings.ToLower(role), index, p)
 		// A replica's newest pod stands for it.
