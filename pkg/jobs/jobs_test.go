@@ -125,7 +125,10 @@ func (r pagingResource) List(_ context.Context, opts metav1.ListOptions) (*unstr
 	if opts.Continue != "" {
 		page, _ = strconv.Atoi(opts.Continue)
 	}
-	list := &unstructured.UnstructuredList{Items: r.d.jobs[r.resource][page : page+1]}
+	list := &unstructured.UnstructuredList{}
+	if page < len(r.d.jobs[r.resource]) {
+		list.Items = r.d.jobs[r.resource][page : page+1]
+	}
 	if page+1 < len(r.d.jobs[r.resource]) {
 		list.SetContinue(strconv.Itoa(page + 1))
 	}
@@ -149,8 +152,10 @@ func TestListMakesOnePaginatedListPerKindAndNothingElse(t *testing.T) {
 	}
 	sort.Strings(d.lists)
 	want := []string{
+		`jaxjobs limit=500 continue=""`, `mpijobs limit=500 continue=""`, `paddlejobs limit=500 continue=""`,
 		`pytorchjobs limit=500 continue=""`,
 		`tfjobs limit=500 continue=""`, `tfjobs limit=500 continue="1"`, `tfjobs limit=500 continue="2"`,
+		`xgboostjobs limit=500 continue=""`,
 	}
 	if !reflect.DeepEqual(d.lists, want) {
 		t.Errorf("requests\n%q\nwant\n%q", d.lists, want)
@@ -259,8 +264,8 @@ func TestParseRef(t *testing.T) {
 		{arg: "TFJob/mnist", want: "tf/mnist"},
 		{arg: "mnist", kind: "pytorchjob", want: "pytorch/mnist"},
 		{arg: "tf/mnist", kind: "tensorflow", want: "tf/mnist"},
-		{arg: "mpi/mnist", usage: `"mpi/mnist": unknown kind "mpi" (known: pytorch, tf)`},
-		{arg: "mnist", kind: "mpi", usage: `--kind "mpi": unknown kind (known: pytorch, tf)`},
+		{arg: "nosuchkind/mnist", usage: `"nosuchkind/mnist": unknown kind "nosuchkind" (known: jax, mpi, paddle, pytorch, tf, xgboost)`},
+		{arg: "mnist", kind: "nosuchkind", usage: `--kind "nosuchkind": unknown kind (known: jax, mpi, paddle, pytorch, tf, xgboost)`},
 		{arg: "tf/mnist", kind: "pytorch", usage: `"tf/mnist" is a tf job but --kind says pytorch`},
 		{arg: "tf/", usage: `"tf/": a job is NAME or KIND/NAME`},
 		{arg: "tf/a/b", usage: `"tf/a/b": a job is NAME or KIND/NAME`},

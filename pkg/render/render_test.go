@@ -15,8 +15,12 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/jaxjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/mpijob"
+	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/ with what Render returns")
@@ -34,6 +38,11 @@ var goldenCases = []goldenCase{
 	{"tf-chief-evaluator", tfjob.New(), "tfjob"},
 	{"pytorch-elastic", pytorchjob.New(), "pytorchjob"},
 	{"pytorch-minimal", pytorchjob.New(), "pytorchjob"},
+	{"mpi-horovod", mpijob.New(), "mpijob"},
+	{"xgboost-iris", xgboostjob.New(), "xgboostjob"},
+	{"paddle-elastic", paddlejob.New(), "paddlejob"},
+	{"paddle-ps", paddlejob.New(), "paddlejob"},
+	{"jax-workers", jaxjob.New(), "jaxjob"},
 }
 
 func (c goldenCase) valuesFile() string { return filepath.Join("testdata", c.name+".values.yaml") }
@@ -97,7 +106,10 @@ func render(t *testing.T, kind kinds.Kind, values map[string]any, set ...string)
 // replicaSpecs returns the job's replica specs by replica type.
 func replicaSpecs(t *testing.T, obj *unstructured.Unstructured) map[string]any {
 	t.Helper()
-	field := map[string]string{"TFJob": "tfReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}[obj.GetKind()]
+	field := map[string]string{
+		"TFJob": "tfReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs", "MPIJob": "mpiReplicaSpecs",
+		"XGBoostJob": "xgbReplicaSpecs", "PaddleJob": "paddleReplicaSpecs", "JAXJob": "jaxReplicaSpecs",
+	}[obj.GetKind()]
 	specs, found, err := unstructured.NestedMap(obj.Object, "spec", field)
 	if err != nil || !found {
 		t.Fatalf("spec.%s: found %v, %v", field, found, err)
@@ -334,6 +346,12 @@ func TestBadInput(t *testing.T) {
 		{"elastic without workers", Request{Kind: pytorchjob.New(), Values: ok, Set: []string{"elastic.minReplicas=1", "elastic.maxReplicas=2"}}, []string{"elastic: an elastic PyTorchJob needs workers"}},
 		{"elastic min over max", Request{Kind: pytorchjob.New(), Values: ok, Set: []string{"roles.worker.replicas=2", "elastic.minReplicas=3", "elastic.maxReplicas=2"}}, []string{"elastic.minReplicas: 3 is more than elastic.maxReplicas 2"}},
 		{"bad nprocPerNode", Request{Kind: pytorchjob.New(), Values: ok, Set: []string{"nprocPerNode=many"}}, []string{"nprocPerNode: must be"}},
+		{"two launchers", Request{Kind: mpijob.New(), Values: ok, Set: []string{"roles.launcher.replicas=2"}}, []string{"roles.launcher.replicas: an MPIJob has exactly 1 launcher, got 2"}},
+		{"bad slots", Request{Kind: mpijob.New(), Values: ok, Set: []string{"slotsPerWorker=0"}}, []string{"slotsPerWorker: must be 1 or more"}},
+		{"no xgboost master", Request{Kind: xgboostjob.New(), Values: ok, Set: []string{"roles.master.replicas=0", "roles.worker.replicas=2"}}, []string{"roles.master.replicas: an XGBoostJob has exactly 1 master, got 0"}},
+		{"elastic paddle with servers", Request{Kind: paddlejob.New(), Values: ok, Set: []string{"roles.master.replicas=1", "elastic.minReplicas=1"}}, []string{"elastic: an elastic PaddleJob runs in collective mode"}},
+		{"unknown paddle elastic field", Request{Kind: paddlejob.New(), Values: ok, Set: []string{"elastic.maxRestarts=3"}}, []string{"elastic.maxRestarts: unknown field"}},
+		{"unknown jax role", Request{Kind: jaxjob.New(), Values: ok, Set: []string{"roles.master.replicas=1"}}, []string{"roles.master: unknown field", "(known: worker)"}},
 		{"unknown field through a custom chart", Request{Kind: tfjob.New(), ChartDir: "testdata/charts/passthrough", Set: []string{"name=job", "container.imag=x"}},
 			[]string{`spec.tfReplicaSpecs.Worker.template.spec.containers[0].imag`}},
 		{"wrongly typed field through a custom chart", Request{Kind: tfjob.New(), ChartDir: "testdata/charts/passthrough", Set: []string{"name=job", "container.ports=80"}},

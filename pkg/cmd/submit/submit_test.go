@@ -230,3 +230,29 @@ func TestConfiguredDefaultsFillTheGaps(t *testing.T) {
 		t.Errorf("values %v", req.Values)
 	}
 }
+
+// TestKindsExplainTheirSubmit: a kind that documents its submit command
+// gets its own help, and --workers says what it counts for that kind.
+func TestKindsExplainTheirSubmit(t *testing.T) {
+	cmd := NewCmdSubmit(testFactory(), nil)
+	for _, c := range cmd.Commands() {
+		k, ok := testFactory().Kinds.Lookup(c.Name())
+		if !ok {
+			continue
+		}
+		doc, ok := k.(kinds.SubmitDoc)
+		if !ok {
+			continue
+		}
+		if c.Long != doc.SubmitLong() || c.Example != doc.SubmitExample() {
+			t.Errorf("submit %s: help is not the kind's own", c.Name())
+		}
+	}
+	mpi, _, err := cmd.Find([]string{"mpi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(mpi.Long, "launcher") || !strings.Contains(mpi.Flags().Lookup("workers").Usage, "worker pods") {
+		t.Errorf("submit mpi: long %q, --workers %q", mpi.Long, mpi.Flags().Lookup("workers").Usage)
+	}
+}

@@ -3,8 +3,12 @@ package registry
 
 import (
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/jaxjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/mpijob"
+	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
 
 // Default returns the registry of every supported kind.
@@ -12,5 +16,9 @@ func Default() *kinds.Registry {
 	return kinds.NewRegistry(
 		tfjob.New(),
 		pytorchjob.New(),
+		mpijob.New(),
+		xgboostjob.New(),
+		paddlejob.New(),
+		jaxjob.New(),
 	)
 }

@@ -1,0 +1,70 @@
+// Package jaxjob is the Kubeflow JAXJob kind: workers only, worker 0 being
+// the coordinator. The operator injects COORDINATOR_ADDRESS,
+// COORDINATOR_PORT, NUM_PROCESSES and PROCESS_ID for
+// jax.distributed.initialize, and the job succeeds when every worker has.
+package jaxjob
+
+import (
+	"io/fs"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/easyai-dev/easyai/charts"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+)
+
+// Kind is the JAXJob kind; use New.
+type Kind struct{ kubeflow.Base }
+
+// Shape is how JAXJob differs from the other training-operator kinds.
+var Shape = kubeflow.Shape{
+	Kind: kubeflowv1.JAXJobKind, Plural: kubeflowv1.JAXJobPlural, ReplicaSpecsField: "jaxReplicaSpecs",
+	Roles: []string{string(kubeflowv1.JAXJobReplicaTypeWorker)},
+}
+
+// New returns the kind.
+func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
+
+func (Kind) Name() string      { return "jax" }
+func (Kind) Aliases() []string { return []string{"jaxjob"} }
+func (Kind) Chart() fs.FS      { return charts.Get("jaxjob") }
+
+// Decode strictly decodes a rendered JAXJob.
+func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
+	return kubeflow.StrictDecode(obj, &kubeflowv1.JAXJob{})
+}
+
+// SubmitLong explains the worker-only job.
+func (Kind) SubmitLong() string {
+	return `Submit a JAXJob (kubeflow.org/v1), served by ` + kubeflow.Operator + `.
+
+A JAXJob has workers only: every worker runs the command after "--", worker 0
+being the coordinator. The operator injects COORDINATOR_ADDRESS,
+COORDINATOR_PORT, NUM_PROCESSES and PROCESS_ID, which
+jax.distributed.initialize() reads. The job succeeds when every worker has.`
+}
+
+// SubmitExample shows a multi-host job.
+func (Kind) SubmitExample() string {
+	return `  # 4 hosts with 8 GPUs each
+  easyai submit jax --workers 4 --gpus 8 --image ghcr.io/nvidia/jax:jax -- python train.py`
+}
+
+// SubmitFlags checks --workers; JAX has no flags of its own.
+func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	kinds.DescribeWorkers(fs, "number of workers (processes of jax.distributed), the first being the coordinator")
+	return func(common kinds.SubmitCommon) (map[string]any, error) {
+		if !common.Changed("workers") {
+			return map[string]any{}, nil
+		}
+		if common.Workers < 1 {
+			return nil, exit.UsageErrorf("--workers %d: a JAX job needs at least 1 worker", common.Workers)
+		}
+		return map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": common.Workers}}}, nil
+	}
+}

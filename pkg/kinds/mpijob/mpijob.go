@@ -1,0 +1,109 @@
+// Package mpijob is the training-operator's MPIJob (kubeflow.org/v1, not
+// mpi-operator's v2beta1): one launcher that runs the command (mpirun ...)
+// and workers that mpirun starts its ranks on. The operator writes a hostfile
+// of the workers, each with --slots-per-worker slots, and lets mpirun reach
+// them through kubectl exec; workers without a command of their own sleep.
+package mpijob
+
+import (
+	"io/fs"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/easyai-dev/easyai/charts"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+)
+
+// Kind is the MPIJob kind; use New.
+type Kind struct{ kubeflow.Base }
+
+// Shape is how MPIJob differs from the other training-operator kinds.
+var Shape = kubeflow.Shape{
+	Kind: kubeflowv1.MPIJobKind, Plural: kubeflowv1.MPIJobPlural, ReplicaSpecsField: "mpiReplicaSpecs",
+	Roles: []string{string(kubeflowv1.MPIJobReplicaTypeLauncher), string(kubeflowv1.MPIJobReplicaTypeWorker)},
+}
+
+// New returns the kind.
+func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
+
+func (Kind) Name() string      { return "mpi" }
+func (Kind) Aliases() []string { return []string{"mpijob"} }
+func (Kind) Chart() fs.FS      { return charts.Get("mpijob") }
+
+// Decode strictly decodes a rendered MPIJob.
+func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
+	return kubeflow.StrictDecode(obj, &kubeflowv1.MPIJob{})
+}
+
+// SubmitLong explains which replica runs the command.
+func (Kind) SubmitLong() string {
+	return `Submit an MPIJob (kubeflow.org/v1), served by ` + kubeflow.Operator + `:
+the training-operator's own MPIJob, not mpi-operator's v2beta1.
+
+The launcher (one pod, no GPUs unless roles.launcher.resources.gpus says so)
+runs the command after "--", typically mpirun. The --workers worker pods get
+--gpus each and run no command of their own (the operator keeps them
+sleeping): mpirun starts its ranks on them through kubectl exec, using the
+hostfile the operator writes (OMPI_MCA_orte_default_hostfile), with
+--slots-per-worker slots per worker. The job succeeds when the launcher does.`
+}
+
+// SubmitExample shows a GPU job and a CPU one.
+func (Kind) SubmitExample() string {
+	return `  # 4 workers with 8 GPUs and 8 ranks each; the launcher runs mpirun
+  easyai submit mpi --workers 4 --gpus 8 --slots-per-worker 8 --image horovod/horovod:0.28.1 -- mpirun -np 32 python train.py
+  # a small launcher beside big CPU workers
+  easyai submit mpi --workers 2 --cpu 16 --memory 64Gi --launcher-cpu 1 --launcher-memory 2Gi --image mpi:1 -- mpirun -np 2 ./app`
+}
+
+// SubmitFlags adds MPI's own flags: the slots of each worker and the
+// launcher's resources.
+func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	var slots int
+	var launcherCPU, launcherMemory string
+	kinds.DescribeWorkers(fs, "number of worker pods mpirun runs on (the launcher is one more pod)")
+	fs.IntVar(&slots, "slots-per-worker", 0, "MPI slots (ranks) of each worker in the hostfile (default: the operator's, 1)")
+	fs.StringVar(&launcherCPU, "launcher-cpu", "", "CPU of the launcher (default: --cpu)")
+	fs.StringVar(&launcherMemory, "launcher-memory", "", "memory of the launcher (default: --memory)")
+	return func(common kinds.SubmitCommon) (map[string]any, error) {
+		values := map[string]any{}
+		roles := map[string]any{}
+		if common.Changed("workers") {
+			if common.Workers < 1 {
+				return nil, exit.UsageErrorf("--workers %d: an MPI job needs at least 1 worker", common.Workers)
+			}
+			roles["worker"] = map[string]any{"replicas": common.Workers}
+		}
+		if common.Changed("slots-per-worker") {
+			if slots < 1 {
+				return nil, exit.UsageErrorf("--slots-per-worker %d: must be 1 or more", slots)
+			}
+			values["slotsPerWorker"] = slots
+		}
+		res := map[string]any{}
+		if launcherCPU != "" {
+			if err := kinds.CheckQuantity("--launcher-cpu", launcherCPU); err != nil {
+				return nil, err
+			}
+			res["cpu"] = launcherCPU
+		}
+		if launcherMemory != "" {
+			if err := kinds.CheckQuantity("--launcher-memory", launcherMemory); err != nil {
+				return nil, err
+			}
+			res["memory"] = launcherMemory
+		}
+		if len(res) > 0 {
+			roles["launcher"] = map[string]any{"resources": res}
+		}
+		if len(roles) > 0 {
+			values["roles"] = roles
+		}
+		return values, nil
+	}
+}

@@ -1,0 +1,75 @@
+// Package xgboostjob is the Kubeflow XGBoostJob kind: exactly one master (the
+// tracker, rank 0) and workers; --workers counts all nodes, the first being
+// the master, as for PyTorch. The operator injects MASTER_ADDR, MASTER_PORT,
+// WORLD_SIZE and RANK, and the job succeeds when the master does.
+package xgboostjob
+
+import (
+	"io/fs"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/easyai-dev/easyai/charts"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+)
+
+// Kind is the XGBoostJob kind; use New.
+type Kind struct{ kubeflow.Base }
+
+// Shape is how XGBoostJob differs from the other training-operator kinds.
+var Shape = kubeflow.Shape{
+	Kind: kubeflowv1.XGBoostJobKind, Plural: kubeflowv1.XGBoostJobPlural, ReplicaSpecsField: "xgbReplicaSpecs",
+	Roles: []string{string(kubeflowv1.XGBoostJobReplicaTypeMaster), string(kubeflowv1.XGBoostJobReplicaTypeWorker)},
+}
+
+// New returns the kind.
+func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
+
+func (Kind) Name() string      { return "xgboost" }
+func (Kind) Aliases() []string { return []string{"xgboostjob"} }
+func (Kind) Chart() fs.FS      { return charts.Get("xgboostjob") }
+
+// Decode strictly decodes a rendered XGBoostJob.
+func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
+	return kubeflow.StrictDecode(obj, &kubeflowv1.XGBoostJob{})
+}
+
+// SubmitLong explains how --workers makes the master and the workers.
+func (Kind) SubmitLong() string {
+	return `Submit an XGBoostJob (kubeflow.org/v1), served by ` + kubeflow.Operator + `.
+
+--workers counts all the nodes, the first being the master (the API requires
+exactly one: it runs the tracker and is rank 0), as for PyTorch. Every
+replica runs the command after "--"; the operator injects MASTER_ADDR,
+MASTER_PORT, WORLD_SIZE and RANK (and WORKER_ADDRS, which LightGBM reads). The job
+succeeds when the master does.`
+}
+
+// SubmitExample shows a distributed job.
+func (Kind) SubmitExample() string {
+	return `  # 1 master + 3 workers with 8 CPUs each
+  easyai submit xgboost --workers 4 --cpu 8 --memory 32Gi --image xgboost-dist:1 -- python train.py --n_estimators 100`
+}
+
+// SubmitFlags maps --workers onto the master and the workers; XGBoost has no
+// flags of its own.
+func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	kinds.DescribeWorkers(fs, "number of nodes, the first being the master")
+	return func(common kinds.SubmitCommon) (map[string]any, error) {
+		if !common.Changed("workers") {
+			return map[string]any{}, nil
+		}
+		if common.Workers < 1 {
+			return nil, exit.UsageErrorf("--workers %d: an XGBoost job needs at least 1 node (the master)", common.Workers)
+		}
+		return map[string]any{"roles": map[string]any{
+			"master": map[string]any{"replicas": 1},
+			"worker": map[string]any{"replicas": common.Workers - 1},
+		}}, nil
+	}
+}
