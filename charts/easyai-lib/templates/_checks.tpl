@@ -14,6 +14,10 @@ A job chart describes its kind in a dict and checks its values first:
   container  the name the operator requires of the training container
   roles      role key in .Values.roles -> replica type in the job's spec
   values     the kind's own top-level values (the chart checks them itself)
+  rolesKey   the values key of the roles (default "roles"; Volcano: "tasks")
+  roleValues the kind's own values of a role (the chart checks them itself)
+  podRestartPolicy  true: restartPolicy goes into the pod template's spec
+             (Volcano tasks) instead of the replica spec (training-operator)
 */ -}}
 
 {{- /* easyai-lib.string: the value as a string ("" when unset); fails on a map or a list. Args: path, value. */ -}}
@@ -130,6 +134,10 @@ level (prefix "") or in a role (prefix "roles.worker."). Args: prefix, value.
 {{- fail "name: required: the job's name (metadata.name)" -}}
 {{- end -}}
 {{- $known := list "name" "image" "imagePullPolicy" "imagePullSecrets" "command" "workingDir" "env" "resources" "gpuResource" "shmSize" "nodeSelector" "tolerations" "priorityClassName" "restartPolicy" "labels" "annotations" "podAnnotations" "data" "runPolicy" "roles" "global" "kind" -}}
+{{- $rk := $kind.rolesKey | default "roles" -}}
+{{- if ne $rk "roles" -}}
+{{- $known = append (without $known "roles") $rk -}}
+{{- end -}}
 {{- $known = concat $known ($kind.values | default list) -}}
 {{- range .ctx.Chart.Dependencies -}}
 {{- $known = append $known (.Alias | default .Name) -}}
@@ -172,23 +180,24 @@ level (prefix "") or in a role (prefix "roles.worker."). Args: prefix, value.
 {{- end -}}
 {{- include "easyai-lib.checkEnum" (dict "path" "runPolicy.cleanPodPolicy" "value" $rp.cleanPodPolicy "allowed" (list "None" "Running" "All")) -}}
 {{- end -}}
-{{- include "easyai-lib.checkKeys" (dict "prefix" "roles." "value" $v.roles "known" $roleKeys) -}}
-{{- range $role, $r := $v.roles -}}
-{{- $prefix := printf "roles.%s." $role -}}
-{{- include "easyai-lib.checkKeys" (dict "prefix" $prefix "value" $r "known" (list "replicas" "image" "command" "workingDir" "env" "resources" "restartPolicy")) -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" (print $rk ".") "value" (index $v $rk) "known" $roleKeys) -}}
+{{- range $role, $r := index $v $rk -}}
+{{- $prefix := printf "%s.%s." $rk $role -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" $prefix "value" $r "known" (concat (list "replicas" "image" "command" "workingDir" "env" "resources" "restartPolicy") ($kind.roleValues | default list))) -}}
 {{- if $r -}}
 {{- include "easyai-lib.checkInt" (dict "path" (print $prefix "replicas") "value" $r.replicas "min" 0) -}}
 {{- include "easyai-lib.checkContainer" (dict "prefix" $prefix "value" $r) -}}
 {{- end -}}
 {{- end -}}
 {{- if eq (include "easyai-lib.totalReplicas" .) "0" -}}
-{{- fail (printf "roles: no replicas: set the replicas of at least one of the %s roles (%s)" $kind.kind (join ", " $roleKeys)) -}}
+{{- fail (printf "%s: no replicas: set the replicas of at least one of the %s %s (%s)" $rk $kind.kind $rk (join ", " $roleKeys)) -}}
 {{- end -}}
 {{- end -}}
 
-{{- /* easyai-lib.replicas: the replicas of one role (0 when unset). Args: ctx, role. */ -}}
+{{- /* easyai-lib.replicas: the replicas of one role (0 when unset). Args: ctx, role, kind (optional). */ -}}
 {{- define "easyai-lib.replicas" -}}
-{{- $role := index (.ctx.Values.roles | default dict) .role | default dict -}}
+{{- $rk := (.kind | default dict).rolesKey | default "roles" -}}
+{{- $role := index ((index .ctx.Values $rk) | default dict) .role | default dict -}}
 {{- int64 ($role.replicas | default 0) -}}
 {{- end -}}
 
@@ -196,7 +205,7 @@ level (prefix "") or in a role (prefix "roles.worker."). Args: prefix, value.
 {{- define "easyai-lib.totalReplicas" -}}
 {{- $n := 0 -}}
 {{- range $role, $_ := .kind.roles -}}
-{{- $n = add $n (include "easyai-lib.replicas" (dict "ctx" $.ctx "role" $role)) -}}
+{{- $n = add $n (include "easyai-lib.replicas" (dict "ctx" $.ctx "kind" $.kind "role" $role)) -}}
 {{- end -}}
 {{- $n -}}
 {{- end -}}

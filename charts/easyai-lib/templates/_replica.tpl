@@ -18,7 +18,8 @@ top-level ones; the rest of the pod (volumes, scheduling, labels) is the job's.
 {{- define "easyai-lib.replicaSpec" -}}
 {{- $args := . -}}
 {{- $v := .ctx.Values -}}
-{{- $role := index ($v.roles | default dict) .role | default dict -}}
+{{- $rk := .kind.rolesKey | default "roles" -}}
+{{- $role := index ((index $v $rk) | default dict) .role | default dict -}}
 {{- $replicas := include "easyai-lib.replicas" . | int64 -}}
 {{- if gt $replicas 0 -}}
 
@@ -42,7 +43,7 @@ top-level ones; the rest of the pod (volumes, scheduling, labels) is the job's.
 
 {{- $image := include "easyai-lib.string" (dict "path" "image" "value" $c.image) -}}
 {{- if not $image -}}
-{{- fail (printf "image: required: set image, or roles.%s.image for the %s replicas" .role (index .kind.roles .role)) -}}
+{{- fail (printf "image: required: set image, or %s.%s.image for the %s replicas" $rk .role (index .kind.roles .role)) -}}
 {{- end -}}
 
 {{- /* cpu and memory are requested and limited alike; GPUs, an extended resource, are limits only. */ -}}
@@ -93,9 +94,10 @@ top-level ones; the rest of the pod (volumes, scheduling, labels) is the job's.
 {{- $mounts = append $mounts $mount -}}
 {{- end -}}
 
+{{- $restartPolicy := include "easyai-lib.string" (dict "path" "restartPolicy" "value" $c.restartPolicy) -}}
 replicas: {{ $replicas }}
-{{- with include "easyai-lib.string" (dict "path" "restartPolicy" "value" $c.restartPolicy) }}
-restartPolicy: {{ . }}
+{{- if and $restartPolicy (not .kind.podRestartPolicy) }}
+restartPolicy: {{ $restartPolicy }}
 {{- end }}
 template:
   {{- if or $v.labels $v.podAnnotations }}
@@ -110,6 +112,9 @@ template:
     {{- end }}
   {{- end }}
   spec:
+    {{- if and $restartPolicy .kind.podRestartPolicy }}
+    restartPolicy: {{ $restartPolicy }}
+    {{- end }}
     containers:
       - name: {{ $args.kind.container }}
         image: {{ toJson $image }}
