@@ -71,7 +71,11 @@ func helmTemplate(t *testing.T, chartName, releaseName string, valueFiles, set [
 // renders from the charts on disk, for the golden cases and with --set.
 func TestMatchesHelmTemplate(t *testing.T) {
 	for _, c := range goldenCases {
-		for i, set := range [][]string{nil, {"roles.worker.replicas=3", "labels.team=ml", "runPolicy.gang=true"}} {
+		workers := "roles.worker.replicas=3"
+		if c.chart == "volcano" {
+			workers = "tasks.worker.replicas=3"
+		}
+		for i, set := range [][]string{nil, {workers, "labels.team=ml", "runPolicy.gang=true"}} {
 			name := c.name
 			if i > 0 {
 				name += "+set"

@@ -20,6 +20,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/volcano"
 	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
 
@@ -43,6 +44,8 @@ var goldenCases = []goldenCase{
 	{"paddle-elastic", paddlejob.New(), "paddlejob"},
 	{"paddle-ps", paddlejob.New(), "paddlejob"},
 	{"jax-workers", jaxjob.New(), "jaxjob"},
+	{"volcano-pytorch", volcano.New(), "volcano"},
+	{"volcano-minimal", volcano.New(), "volcano"},
 }
 
 func (c goldenCase) valuesFile() string { return filepath.Join("testdata", c.name+".values.yaml") }

@@ -81,7 +81,7 @@ func TestNewCmdListBadInput(t *testing.T) {
 	tests := []struct{ args, err string }{
 		{"--status bogus", `--status "bogus": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
 		{"--status running,nope", `--status "nope": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
-		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: jax, mpi, paddle, pytorch, tf, xgboost)`},
+		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"-o table", `--output "table": must be one of wide, json, yaml, name`},
 		{"--mine --user bob", `--mine and --user "bob": give one of them`},
 		{"-l team==a=b", `--selector "team==a=b"`},

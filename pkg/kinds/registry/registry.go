@@ -8,6 +8,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/volcano"
 	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
 
@@ -20,5 +21,6 @@ func Default() *kinds.Registry {
 		xgboostjob.New(),
 		paddlejob.New(),
 		jaxjob.New(),
+		volcano.New(),
 	)
 }

@@ -95,9 +95,12 @@ MPI_HOST; tasks master and worker) or none (hostnames and VK_TASK_INDEX only).
 
 Lifecycle policies say what Volcano does on an event: --policy EVENT=ACTION
 for the whole job, --task-policy TASK:EVENT=ACTION for one task (it wins over
-the job's). Events: ` + strings.Join(Events, ", ") + `. Actions: ` + strings.Join(Actions, ", ") + `
-(RestartTask only as a task's policy). A job is restarted at most --max-retry
-times (Volcano's default 3), then it fails.`
+the job's).
+  events:  ` + strings.Join(Events, ", ") + `
+  actions: ` + strings.Join(Actions, ", ") + `
+           (RestartTask only as a task's policy)
+A job is restarted at most --max-retry times (Volcano's default 3), then it
+fails; Volcano counts a resume after a suspend as a restart too.`
 }
 
 // SubmitExample implements kinds.SubmitDoc.
