@@ -20,6 +20,10 @@ const (
 	UserLabel = "easyai.io/user"
 	// ExperimentLabel groups jobs of one experiment.
 	ExperimentLabel = "easyai.io/experiment"
+	// RoleLabel marks pods easyai runs beside a job's replicas, e.g. the
+	// fetcher pod of "easyai download" (RoleFetcher).
+	RoleLabel   = "easyai.io/role"
+	RoleFetcher = "fetcher"
 
 	// UserAnnotation is the submitter's identity exactly as the API server
 	// reported it (labels cannot hold every user name).
@@ -29,6 +33,9 @@ const (
 	RequestAnnotation = "easyai.io/request"
 	// VersionAnnotation is the easyai version that submitted the job.
 	VersionAnnotation = "easyai.io/cli-version"
+	// ExpiresAnnotation is when a pod easyai runs beside a job (RoleLabel)
+	// is past its use, RFC 3339: anything may delete it after that.
+	ExpiresAnnotation = "easyai.io/expires"
 )
 
 var notLabelSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

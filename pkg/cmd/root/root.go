@@ -20,6 +20,7 @@ import (
 	completioncmd "github.com/easyai-dev/easyai/pkg/cmd/completion"
 	configcmd "github.com/easyai-dev/easyai/pkg/cmd/config"
 	deletecmd "github.com/easyai-dev/easyai/pkg/cmd/delete"
+	downloadcmd "github.com/easyai-dev/easyai/pkg/cmd/download"
 	execcmd "github.com/easyai-dev/easyai/pkg/cmd/exec"
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
@@ -96,6 +97,7 @@ func commands(f *cmdutil.Factory) []*cobra.Command {
 		execcmd.NewCmdExec(f, nil),
 		attachcmd.NewCmdAttach(f, nil),
 		portforwardcmd.NewCmdPortForward(f, nil),
+		downloadcmd.NewCmdDownload(f, nil),
 		opencmd.NewCmdOpen(f, nil),
 	}
 }

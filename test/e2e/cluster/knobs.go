@@ -187,3 +187,95 @@ func (c *Cluster) WaitPodPhase(t testing.TB, namespace, pod string, phase string
 		return string(p.Status.Phase) == phase, nil
 	})
 }
+
+// NamespaceExecDir makes "exec" into every pod of the namespace (also pods
+// made later, e.g. a fetcher pod) run commands on this machine in a fresh
+// directory, which it returns for the test to fill: it stands in for a
+// volume all of them mount. Pods with their own PodExecDir keep theirs.
+func (c *Cluster) NamespaceExecDir(t testing.TB, namespace string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "exec-"+namespace)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A ClusterExec is cluster-wide: it is deleted when the test ends.
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": kwokGroup + "/v1alpha1",
+		"kind":       "ClusterExec",
+		"metadata":   map[string]any{"name": namespace},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchNamespaces": []any{namespace}},
+			"execs":    []any{map[string]any{"local": map[string]any{"workDir": dir}}},
+		},
+	}}
+	client := c.Dynamic.Resource(kwokResource("clusterexecs"))
+	if _, err := client.Create(Context(t, 30*time.Second), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating kwok ClusterExec for namespace %s: %v", namespace, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := client.Delete(ctx, namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting kwok ClusterExec %s: %v", namespace, err)
+		}
+	})
+	return dir
+}
+
+// BoundClaim makes a PersistentVolumeClaim in the namespace, bound to a
+// PersistentVolume of its own, so that pods mounting it are scheduled (the
+// scheduler holds back pods with unbound claims). Nothing is mounted on the
+// fake nodes: NamespaceExecDir stands in for the volume's files. The volume
+// is deleted when the test ends.
+func (c *Cluster) BoundClaim(t testing.TB, namespace, claim string) {
+	t.Helper()
+	pvName := namespace + "-" + claim
+	pv := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1",
+		"kind":       "PersistentVolume",
+		"metadata":   map[string]any{"name": pvName},
+		"spec": map[string]any{
+			"capacity":                      map[string]any{"storage": "1Gi"},
+			"accessModes":                   []any{"ReadWriteMany"},
+			"storageClassName":              "",
+			"persistentVolumeReclaimPolicy": "Retain",
+			"hostPath":                      map[string]any{"path": "/nonexistent/" + pvName},
+			"claimRef":                      map[string]any{"namespace": namespace, "name": claim},
+		},
+	}}
+	pvc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1",
+		"kind":       "PersistentVolumeClaim",
+		"metadata":   map[string]any{"name": claim, "namespace": namespace},
+		"spec": map[string]any{
+			"accessModes":      []any{"ReadWriteMany"},
+			"storageClassName": "",
+			"volumeName":       pvName,
+			"resources":        map[string]any{"requests": map[string]any{"storage": "1Gi"}},
+		},
+	}}
+	pvs := c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"})
+	pvcs := c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}).Namespace(namespace)
+	ctx := Context(t, 30*time.Second)
+	if _, err := pvs.Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating PersistentVolume %s: %v", pvName, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := pvs.Delete(ctx, pvName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting PersistentVolume %s: %v", pvName, err)
+		}
+	})
+	if _, err := pvcs.Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating PersistentVolumeClaim %s/%s: %v", namespace, claim, err)
+	}
+	Eventually(t, 60*time.Second, fmt.Sprintf("claim %s/%s Bound", namespace, claim), func(ctx context.Context) (bool, error) {
+		got, err := pvcs.Get(ctx, claim, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		phase, _, _ := unstructured.NestedString(got.Object, "status", "phase")
+		return phase == "Bound", nil
+	})
+}

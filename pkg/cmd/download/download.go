@@ -1,0 +1,329 @@
+// Package download is "easyai download JOB [PATH]": copy files out of a
+// replica of a training job, or off its shared storage once its pods are
+// gone.
+package download
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/remote"
+	"github.com/easyai-dev/easyai/pkg/transfer"
+)
+
+// Options of download.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg     string
+	KindName   string
+	Task       string
+	Container  string
+	RemotePath string
+	LocalDir   string
+	Retries    int
+	Output     string
+
+	FetcherImage    string
+	FetcherTimeout  time.Duration
+	FetcherDeadline time.Duration
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+	Kube      kubernetes.Interface
+	Executor  remote.Executor
+	// Backoff is the first wait before resuming a broken stream.
+	Backoff time.Duration
+}
+
+// NewCmdDownload returns the command; runF replaces Complete and Run in tests.
+func NewCmdDownload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "download JOB [REMOTE_PATH] [-o LOCAL_DIR] [--task TASK]",
+		Short: "Copy files out of a training job",
+		Long: `Copy a file or directory out of a replica of a training job, as
+"kubectl cp" does: tar runs in the replica's container and its archive is
+unpacked into LOCAL_DIR (default: the current directory, made if missing).
+
+REMOTE_PATH defaults to the container's working directory; a relative path is
+taken from it. A directory keeps its name under LOCAL_DIR ("outputs" becomes
+LOCAL_DIR/outputs); "." unpacks the working directory's content into
+LOCAL_DIR itself. Without --task the files come from the first of chief,
+master, launcher and worker-0 (said on stderr). The container needs tar.
+
+Entries that would land outside LOCAL_DIR are refused with a warning and
+never written: absolute paths, ".." components, symlinks pointing outside,
+hard links to files the download did not write, and anything beneath a
+symlink. Devices and named pipes are skipped. When the stream breaks, the
+download resumes where it broke (--retries times), without fetching the
+files that arrived again.
+
+When the replica's pod is gone (the job ended and was cleaned up) or does
+not run, a path on the job's shared storage (submit --data) can still be
+fetched: easyai starts a short-lived fetcher pod in the job's namespace that
+mounts the same claim read-only, copies from it and deletes it (also on
+Ctrl-C and on errors; the job owns it and it has a deadline, should easyai
+not live to delete it). Other paths cannot be fetched once the pods are gone.
+
+A progress bar is drawn on stderr when it is a terminal; otherwise only a
+one-line summary is printed there at the end. -o json also prints the
+summary as a JSON document on stdout.`,
+		Example: `  # the working directory's outputs/ of the default replica, into ./outputs
+  easyai download mnist outputs
+
+  # one file of worker-1 into /tmp
+  easyai download tf/mnist logs/train.log --task worker-1 -o /tmp
+
+  # after the job ended: from the storage it mounted with --data ckpt:/mnt/ckpt
+  easyai download mnist /mnt/ckpt/run-3 -o ./checkpoints`,
+		Args:              jobAndPath,
+		ValidArgsFunction: list.CompleteJob(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg, o.RemotePath = args[0], "."
+			if len(args) == 2 {
+				o.RemotePath = args[1]
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	fl.StringVar(&o.Task, "task", "", "the replica to copy from, e.g. worker-1 (default: chief, master, launcher or worker-0)")
+	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
+	fl.StringVarP(&o.LocalDir, "local-dir", "o", ".", "the local directory to write to")
+	_ = cmd.MarkFlagDirname("local-dir")
+	fl.StringVar(&o.Output, "output", "", `"json": also print the summary as JSON on stdout`)
+	fl.IntVar(&o.Retries, "retries", transfer.DefaultRetries, "how often a broken stream is resumed")
+	fl.StringVar(&o.FetcherImage, "fetcher-image", transfer.DefaultFetcherImage, "image of the fetcher pod (it needs tar, sh and sleep)")
+	fl.DurationVar(&o.FetcherTimeout, "fetcher-timeout", transfer.DefaultFetcherTimeout, "how long to wait for the fetcher pod to run")
+	fl.DurationVar(&o.FetcherDeadline, "fetcher-deadline", transfer.DefaultFetcherDeadline, "the fetcher pod's longest life (its activeDeadlineSeconds)")
+	return cmd
+}
+
+// jobAndPath requires a job and at most one remote path, as a usage error.
+func jobAndPath(cmd *cobra.Command, args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return exit.UsageErrorf("%q needs a job and at most one remote path: JOB [REMOTE_PATH] (got %d arguments)", cmd.CommandPath(), len(args))
+	}
+	return nil
+}
+
+// Validate checks the flags and the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	if o.RemotePath == "" {
+		return exit.UsageErrorf("REMOTE_PATH is empty: give a path, or none for the working directory")
+	}
+	if o.LocalDir == "" {
+		return exit.UsageErrorf("-o: give a local directory")
+	}
+	if o.Output != "" && o.Output != "json" {
+		return exit.UsageErrorf("--output %q: only json is supported", o.Output)
+	}
+	if o.Retries < 0 {
+		return exit.UsageErrorf("--retries %d: must not be negative", o.Retries)
+	}
+	if o.FetcherTimeout <= 0 || o.FetcherDeadline < time.Minute {
+		return exit.UsageErrorf("--fetcher-timeout must be positive and --fetcher-deadline at least 1m")
+	}
+	if o.FetcherImage == "" {
+		return exit.UsageErrorf("--fetcher-image: give an image")
+	}
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the clients.
+func (o *Options) Complete() error {
+	r, err := cmdutil.ReplicaClients(o.Factory)
+	if err != nil {
+		return err
+	}
+	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
+	o.Executor = &remote.APIExecutor{Config: r.Config, Kube: r.Kube}
+	o.Backoff = transfer.DefaultBackoff
+	return nil
+}
+
+// Summary is what -o json prints.
+type Summary struct {
+	Job      string  `json:"job"`
+	Task     string  `json:"task"`
+	Pod      string  `json:"pod"`
+	Path     string  `json:"path"`
+	Claim    string  `json:"claim,omitempty"`
+	LocalDir string  `json:"localDir"`
+	Files    int     `json:"files"`
+	Bytes    int64   `json:"bytes"`
+	Skipped  int     `json:"skipped"`
+	Retries  int     `json:"retries"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// Run finds the job's replica and copies from it, or from its storage.
+func (o *Options) Run(ctx context.Context) error {
+	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	r, note, err := j.Choose(o.Task)
+	if err != nil {
+		return err
+	}
+	name := j.Kind.Name() + "/" + j.Object.GetName()
+	if remote.Runnable(r) == nil {
+		if note != "" {
+			fmt.Fprintln(o.IO.ErrOut, note)
+		}
+		dir, base, into := transfer.SplitPath(o.RemotePath)
+		src := transfer.Source{Namespace: o.Namespace, Pod: r.Pod, Container: o.Container, Dir: dir, Name: base}
+		sum := Summary{Job: name, Task: r.Task, Pod: r.Pod, Path: o.RemotePath}
+		return o.download(ctx, src, into, sum, r.Task+":"+o.RemotePath)
+	}
+	return o.fromStorage(ctx, j, r, name)
+}
+
+// fromStorage copies through a fetcher pod that mounts the job's storage.
+func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r job.Replica, name string) error {
+	state := "gone"
+	if r.Pod != "" {
+		state = r.Phase
+		if state == "" {
+			state = "not running"
+		}
+	}
+	mount, rel, err := transfer.StorageFor(j.Object, o.RemotePath)
+	if errors.Is(err, transfer.ErrNotOnStorage) {
+		return exit.WithHint(
+			exit.NotFoundErrorf("the pod of %s's replica %s is %s, so %s cannot be read from it: %v", name, r.Task, state, o.RemotePath, err),
+			"once a job's pods are gone, only paths on its --data storage can be fetched")
+	}
+	if err != nil {
+		return err
+	}
+	abs := path.Join(mount.MountPath, rel)
+	fmt.Fprintf(o.IO.ErrOut, "The pod of %s's replica %s is %s: fetching %s from claim %s through a fetcher pod\n", name, r.Task, state, abs, mount.Claim)
+	fetcher, err := transfer.StartFetcher(ctx, o.Kube, transfer.FetcherSpec{
+		Job: j.Object, Mount: mount, Image: o.FetcherImage, Deadline: o.FetcherDeadline, Now: o.Factory.Now,
+	}, o.FetcherTimeout)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := fetcher.Delete(ctx); err != nil {
+			fmt.Fprintf(o.IO.ErrOut, "Warning: %v; it ends by itself within %s\n", err, o.FetcherDeadline)
+		}
+	}()
+	// The fetcher's working directory is the mount path: tar is given the
+	// path relative to it.
+	dir, base, _ := transfer.SplitPath(rel)
+	_, _, into := transfer.SplitPath(o.RemotePath)
+	src := transfer.Source{Namespace: o.Namespace, Pod: fetcher.Pod, Container: transfer.FetcherContainer, Dir: dir, Name: base}
+	sum := Summary{Job: name, Task: r.Task, Pod: fetcher.Pod, Path: abs, Claim: mount.Claim}
+	return o.download(ctx, src, into, sum, mount.Claim+":"+abs)
+}
+
+func (o *Options) download(ctx context.Context, src transfer.Source, into string, sum Summary, from string) error {
+	req := transfer.Request{
+		Executor: o.Executor, Source: src, LocalDir: o.LocalDir, Into: into,
+		Retries: o.Retries, Backoff: o.Backoff, Warnings: o.IO.ErrOut,
+	}
+	var bar *progressBar
+	if o.IO.IsStderrTTY() {
+		bar = newProgressBar(o.IO.ErrOut, from)
+		req.Progress = bar
+	}
+	res, err := transfer.Download(ctx, req)
+	if bar != nil {
+		bar.Stop()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "Downloaded %s, %s from %s to %s in %s%s\n",
+		plural(res.Files, "file"), formatBytes(res.Bytes), from, o.LocalDir, formatElapsed(res.Elapsed), notes(res))
+	if o.Output != "json" {
+		return nil
+	}
+	sum.LocalDir, sum.Files, sum.Bytes, sum.Skipped, sum.Retries = o.LocalDir, res.Files, res.Bytes, res.Skipped, res.Retries
+	sum.Seconds = res.Elapsed.Seconds()
+	data, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(o.IO.Out, string(data))
+	return err
+}
+
+func notes(res transfer.Result) string {
+	s := ""
+	if res.Skipped > 0 {
+		s += fmt.Sprintf("; skipped %s (see the warnings)", plural(res.Skipped, "entry"))
+	}
+	if res.Retries > 0 {
+		s += fmt.Sprintf("; resumed %s", plural(res.Retries, "time"))
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if what == "entry" {
+		return fmt.Sprintf("%d entries", n)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// formatBytes is a size in binary units: 512 B, 3.2 KiB, 12.0 MiB.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n)/unit, 0
+	for f >= unit && i < 4 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", f, []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[i])
+}
+
+func formatElapsed(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -1,0 +1,195 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/job"
+)
+
+func tfJob(request string) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion("kubeflow.org/v1")
+	obj.SetKind("TFJob")
+	obj.SetName("mnist")
+	obj.SetNamespace("team-a")
+	obj.SetUID("uid-mnist")
+	if request != "" {
+		obj.SetAnnotations(map[string]string{job.RequestAnnotation: request})
+	}
+	return obj
+}
+
+func TestStorageFor(t *testing.T) {
+	req := `{"workingDir":"/mnt/data/code","data":[{"claim":"data","mountPath":"/mnt/data"},{"claim":"ckpt","mountPath":"/mnt/data/ckpt","subPath":"run-3","readOnly":true}]}`
+	for _, tt := range []struct {
+		path, claim, rel string
+	}{
+		{"/mnt/data", "data", "."},
+		{"/mnt/data/", "data", "."},
+		{"/mnt/data/out/x.txt", "data", "out/x.txt"},
+		{"/mnt/data/ckpt/step-9", "ckpt", "step-9"},
+		{"outputs", "data", "code/outputs"},
+		{".", "data", "code"},
+	} {
+		m, rel, err := StorageFor(tfJob(req), tt.path)
+		if err != nil || m.Claim != tt.claim || rel != tt.rel {
+			t.Errorf("%s: %+v %q %v; want claim %s, %q", tt.path, m, rel, err, tt.claim, tt.rel)
+		}
+	}
+	for _, tt := range []struct{ request, path, err string }{
+		{req, "/mnt/database", "/mnt/database is under none of /mnt/data, /mnt/data/ckpt"},
+		{req, "/etc", "/etc is under none of"},
+		{"", "/mnt/data", "the job has no --data storage"},
+		{`{"data":[{"claim":"data","mountPath":"/mnt/data"}]}`, "outputs", `"outputs" is relative to the container's working directory, which the job does not set; give an absolute path under /mnt/data`},
+	} {
+		_, _, err := StorageFor(tfJob(tt.request), tt.path)
+		if !errors.Is(err, ErrNotOnStorage) || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: %v, want %q", tt.path, err, tt.err)
+		}
+	}
+}
+
+func TestFetcherPod(t *testing.T) {
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	pod := FetcherPod(FetcherSpec{
+		Job: tfJob(""), Mount: Mount{Claim: "ckpt", MountPath: "/mnt/ckpt", SubPath: "run-3"},
+		Image: "busybox:1.36", Deadline: time.Hour, Now: func() time.Time { return now },
+	})
+	if pod.GenerateName != "mnist-fetch-" || pod.Namespace != "team-a" {
+		t.Errorf("name %q in %q", pod.GenerateName, pod.Namespace)
+	}
+	if pod.Labels[job.NameLabel] != "mnist" || pod.Labels[job.RoleLabel] != job.RoleFetcher || pod.Labels[job.ManagedByLabel] != job.ManagedByValue {
+		t.Errorf("labels %v", pod.Labels)
+	}
+	if pod.Annotations[job.ExpiresAnnotation] != "2025-03-01T13:00:00Z" || *pod.Spec.ActiveDeadlineSeconds != 3600 {
+		t.Errorf("expiry %v, deadline %d", pod.Annotations, *pod.Spec.ActiveDeadlineSeconds)
+	}
+	owner := pod.OwnerReferences
+	if len(owner) != 1 || owner[0].APIVersion != "kubeflow.org/v1" || owner[0].Kind != "TFJob" || owner[0].Name != "mnist" || owner[0].UID != "uid-mnist" {
+		t.Errorf("owner %+v", owner)
+	}
+	c := pod.Spec.Containers[0]
+	if c.Name != FetcherContainer || c.Image != "busybox:1.36" || c.WorkingDir != "/mnt/ckpt" || strings.Join(c.Command, " ") != "sleep 3600" {
+		t.Errorf("container %+v", c)
+	}
+	vm := c.VolumeMounts[0]
+	v := pod.Spec.Volumes[0]
+	if vm.MountPath != "/mnt/ckpt" || vm.SubPath != "run-3" || !vm.ReadOnly || v.PersistentVolumeClaim.ClaimName != "ckpt" || !v.PersistentVolumeClaim.ReadOnly {
+		t.Errorf("mount %+v, volume %+v", vm, v)
+	}
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("restart policy %s", pod.Spec.RestartPolicy)
+	}
+}
+
+// fakeKube is a clientset whose created pods get a name from their
+// generateName and then the status that status returns.
+func fakeKube(t *testing.T, status func() corev1.PodStatus) *kubefake.Clientset {
+	kube := kubefake.NewClientset()
+	kube.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		pod := a.(clienttesting.CreateAction).GetObject().(*corev1.Pod)
+		if pod.Name == "" {
+			pod.Name = pod.GenerateName + "x7k2p"
+		}
+		return false, nil, nil
+	})
+	if status != nil {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for ctx.Err() == nil {
+				// The fake's watch does not replay from a resourceVersion: the
+				// status changes once the watch is there.
+				watching := false
+				for _, a := range kube.Actions() {
+					watching = watching || a.GetVerb() == "watch"
+				}
+				pods, err := kube.CoreV1().Pods("team-a").List(ctx, metav1.ListOptions{})
+				if watching && err == nil && len(pods.Items) == 1 {
+					time.Sleep(50 * time.Millisecond)
+					p := pods.Items[0]
+					p.Status = status()
+					if _, err := kube.CoreV1().Pods("team-a").UpdateStatus(ctx, &p, metav1.UpdateOptions{}); err != nil {
+						t.Errorf("update status: %v", err)
+					}
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+	}
+	return kube
+}
+
+func spec() FetcherSpec {
+	return FetcherSpec{Job: tfJob(""), Mount: Mount{Claim: "data", MountPath: "/mnt/data"}, Image: "busybox:1.36", Deadline: time.Hour}
+}
+
+func TestStartFetcherWaitsForItToRun(t *testing.T) {
+	kube := fakeKube(t, func() corev1.PodStatus { return corev1.PodStatus{Phase: corev1.PodRunning} })
+	f, err := StartFetcher(context.Background(), kube, spec(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Pod != "mnist-fetch-x7k2p" || f.Namespace != "team-a" {
+		t.Errorf("fetcher %+v", f)
+	}
+	watched := false
+	for _, a := range kube.Actions() {
+		watched = watched || (a.GetVerb() == "watch" && a.GetResource().Resource == "pods")
+	}
+	if !watched {
+		t.Error("the pod was not watched")
+	}
+	if err := f.Delete(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if pods, _ := kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{}); len(pods.Items) != 0 {
+		t.Errorf("%d pods left", len(pods.Items))
+	}
+}
+
+func TestStartFetcherReportsWhyItDoesNotRun(t *testing.T) {
+	kube := fakeKube(t, func() corev1.PodStatus {
+		return corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+			Message: `0/4 nodes are available: persistentvolumeclaim "data" not found.`,
+		}}}
+	})
+	_, err := StartFetcher(context.Background(), kube, spec(), 500*time.Millisecond)
+	want := `the fetcher pod mnist-fetch-x7k2p did not run within 500ms: not scheduled: Unschedulable 0/4 nodes are available: persistentvolumeclaim "data" not found.`
+	if exit.Code(err) != exit.Timeout || err.Error() != want {
+		t.Errorf("err %v (code %d)\nwant %s", err, exit.Code(err), want)
+	}
+	if pods, _ := kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{}); len(pods.Items) != 0 {
+		t.Errorf("the pod that did not run was left: %d pods", len(pods.Items))
+	}
+}
+
+func TestStartFetcherDeletesThePodWhenCancelled(t *testing.T) {
+	kube := fakeKube(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+	}()
+	_, err := StartFetcher(ctx, kube, spec(), time.Minute)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v", err)
+	}
+	if pods, _ := kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{}); len(pods.Items) != 0 {
+		t.Errorf("%d pods left after Ctrl-C", len(pods.Items))
+	}
+}

@@ -1,0 +1,387 @@
+// Package transfer copies files out of a training job's containers, as
+// "kubectl cp" does: tar runs in the container through the exec subresource
+// and its archive is unpacked locally, refusing every entry that would land
+// outside the destination. A stream that breaks is resumed where it broke.
+// When the job's pods are gone, a short-lived fetcher pod mounting the job's
+// shared storage (--data) stands in for them. It is the engine of
+// "easyai download".
+package transfer
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/remote"
+)
+
+// Defaults of a Request's retries.
+const (
+	DefaultRetries = 5
+	DefaultBackoff = time.Second
+	MaxBackoff     = 30 * time.Second
+)
+
+// Source is what to download: the entry Name of the directory Dir of a
+// container.
+type Source struct {
+	Namespace, Pod, Container string
+	// Dir is where tar starts: relative to the container's working
+	// directory, or absolute.
+	Dir string
+	// Name is the file or directory in Dir; "." for Dir itself.
+	Name string
+}
+
+// Path is the source's path as the container sees it.
+func (s Source) Path() string { return path.Join(s.Dir, s.Name) }
+
+// SplitPath splits a remote path into the directory tar starts in, the
+// entry it archives, and that entry's local name (scp's rule: a directory's
+// last element is kept, "." and "/" are unpacked into the destination
+// itself).
+func SplitPath(p string) (dir, name, into string) {
+	p = path.Clean(p)
+	if p == "." || p == "/" {
+		return p, ".", ""
+	}
+	return path.Dir(p), path.Base(p), path.Base(p)
+}
+
+// Progress is told the size expected (-1: unknown), then the bytes written
+// so far as they grow (they may shrink when a file is restarted).
+type Progress interface {
+	Start(total int64)
+	Set(written int64)
+	Finish()
+}
+
+// Request is one download.
+type Request struct {
+	Executor remote.Executor
+	Source   Source
+	// LocalDir is where the download is written; it is made if missing.
+	LocalDir string
+	// Into is the local name of Source.Name under LocalDir; "" unpacks a
+	// directory's content into LocalDir itself.
+	Into string
+	// Retries is how often a broken stream is resumed; Backoff the first
+	// wait before that, doubling each time up to MaxBackoff.
+	Retries int
+	Backoff time.Duration
+	// Warnings are written here, one line each (stderr).
+	Warnings io.Writer
+	Progress Progress
+}
+
+// Result is what a download wrote.
+type Result struct {
+	Files   int
+	Bytes   int64
+	Skipped int
+	Retries int
+	Elapsed time.Duration
+}
+
+// Download copies the source into the local directory.
+func Download(ctx context.Context, req Request) (Result, error) {
+	start := time.Now()
+	var res Result
+	if err := os.MkdirAll(req.LocalDir, 0o755); err != nil {
+		return res, err
+	}
+	root, err := os.OpenRoot(req.LocalDir)
+	if err != nil {
+		return res, err
+	}
+	defer root.Close()
+
+	total, err := remoteSize(ctx, req.Executor, req.Source)
+	if err != nil {
+		return res, err
+	}
+	progress := req.Progress
+	if progress == nil {
+		progress = noProgress{}
+	}
+	progress.Start(total)
+	warnings := req.Warnings
+	if warnings == nil {
+		warnings = io.Discard
+	}
+	x := newExtractor(root, req.Source.Name, req.Into,
+		func(format string, args ...any) { fmt.Fprintf(warnings, format+"\n", args...) },
+		nil)
+	x.progress = func(int) { progress.Set(x.bytes) }
+
+	backoff := req.Backoff
+	var from resumePoint
+	for {
+		next, err := attempt(ctx, req, x, from)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return x.result(res.Retries, start), ctx.Err()
+		}
+		var broken *brokenStream
+		if !errors.As(err, &broken) || res.Retries >= req.Retries {
+			return x.result(res.Retries, start), err
+		}
+		res.Retries++
+		fmt.Fprintf(warnings, "Warning: the stream from %s broke (%v); resuming in %s (retry %d of %d)\n",
+			req.Source.Pod, broken.err, backoff, res.Retries, req.Retries)
+		select {
+		case <-ctx.Done():
+			return x.result(res.Retries, start), ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, MaxBackoff)
+		from = next
+	}
+	progress.Finish()
+	return x.result(res.Retries, start), nil
+}
+
+func (x *extractor) result(retries int, start time.Time) Result {
+	return Result{Files: x.files, Bytes: x.bytes, Skipped: x.refused, Retries: retries, Elapsed: time.Since(start)}
+}
+
+type noProgress struct{}
+
+func (noProgress) Start(int64) {}
+func (noProgress) Set(int64)   {}
+func (noProgress) Finish()     {}
+
+// resumePoint is where an archive is read again after its stream broke:
+// the offset of the last entry whose header arrived, and that header (the
+// new stream must start with the same one, else the files changed and the
+// archive is read from its start, skipping the files already written).
+// The zero point is the archive's start.
+type resumePoint struct {
+	offset int64
+	header *tar.Header
+}
+
+// brokenStream is an attempt that may be resumed.
+type brokenStream struct{ err error }
+
+func (e *brokenStream) Error() string { return e.err.Error() }
+func (e *brokenStream) Unwrap() error { return e.err }
+
+// errStopped ends the stream of an attempt from this side.
+var errStopped = errors.New("download stopped")
+
+// errArchiveChanged: the archive read again differs where it broke.
+var errArchiveChanged = errors.New("the files changed since the stream broke; reading them again from the start")
+
+// tarCommand archives the source to stdout, from offset on.
+func tarCommand(s Source, offset int64) []string {
+	if offset == 0 {
+		return []string{"tar", "cf", "-", "-C", s.Dir, "--", s.Name}
+	}
+	// tar writes the same archive again for unchanged files; tail drops
+	// what was received (its offset counts from 1).
+	return []string{"sh", "-c", `tar cf - -C "$1" -- "$2" | tail -c +"$3"`, "sh", s.Dir, s.Name, strconv.FormatInt(offset+1, 10)}
+}
+
+// attempt reads the archive once, from a resume point. The error is a
+// *brokenStream, with where to resume, when the stream broke.
+func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (resumePoint, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	stderr := &tailBuffer{max: 4 << 10}
+	execErr := make(chan error, 1)
+	go func() {
+		err := req.Executor.Exec(ctx, req.Source.Namespace, req.Source.Pod, req.Source.Container,
+			tarCommand(req.Source, from.offset), remote.Streams{Stdout: pw, Stderr: stderr})
+		pw.CloseWithError(err)
+		execErr <- err
+	}()
+
+	cr := &countingReader{r: pr, n: from.offset}
+	tr := tar.NewReader(cr)
+	// at is the last entry whose header arrived: a broken stream resumes
+	// there, so the new stream's first header can be checked.
+	at := from
+	var failure error
+	for first := true; ; first = false {
+		// Entries start on 512-byte blocks; the last one's content was read
+		// to its end, its padding not yet.
+		start := (cr.n + 511) &^ 511
+		hdr, err := tr.Next()
+		if first && from.offset > 0 && (err == io.EOF || err == nil && !sameEntry(hdr, from.header)) {
+			failure, at = errArchiveChanged, resumePoint{}
+			break
+		}
+		if err == io.EOF && cr.n == start {
+			// No end-of-archive blocks: the stream stopped between entries.
+			err = errors.New("the archive ended without its end marker")
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			failure = &streamError{err}
+			break
+		}
+		at = resumePoint{offset: start, header: hdr}
+		if err := x.entry(hdr, tr); err != nil {
+			failure = err
+			break
+		}
+		if _, err := io.Copy(io.Discard, tr); err != nil {
+			failure = &streamError{err}
+			break
+		}
+	}
+	if failure == nil {
+		// The archive is complete; what follows is tar's padding.
+		_, _ = io.Copy(io.Discard, pr)
+	}
+	pr.CloseWithError(errStopped)
+	cancel()
+	err := <-execErr
+	if errors.Is(err, errStopped) || (failure != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil) {
+		err = nil // this side stopped reading
+	}
+
+	where := req.Source.Pod + ":" + req.Source.Path()
+	switch {
+	case failure == nil && err == nil:
+		return at, nil
+	case failure == nil && remoteExited(err):
+		return at, fmt.Errorf("tar in %s reported an error: %s", where, remoteMessage(err, stderr))
+	case failure == nil:
+		return at, nil // every entry arrived before the stream ended
+	case errors.Is(failure, errArchiveChanged):
+		return at, &brokenStream{failure}
+	}
+	var se *streamError
+	if errors.As(failure, &se) && errors.Is(se.err, tar.ErrHeader) {
+		if from.offset == 0 {
+			return at, fmt.Errorf("tar in %s wrote no valid archive: %w", where, se.err)
+		}
+		// The archive is not the same where it broke: files changed.
+		return resumePoint{}, &brokenStream{errArchiveChanged}
+	}
+	if se == nil {
+		return at, fmt.Errorf("writing to %s: %w", req.LocalDir, failure)
+	}
+	if remoteExited(err) {
+		return at, fmt.Errorf("tar in %s failed: %s", where, remoteMessage(err, stderr))
+	}
+	if err != nil {
+		return at, &brokenStream{err}
+	}
+	return at, &brokenStream{se.err}
+}
+
+// sameEntry says two headers describe the same entry.
+func sameEntry(a, b *tar.Header) bool {
+	return a.Name == b.Name && a.Typeflag == b.Typeflag && a.Size == b.Size &&
+		a.Linkname == b.Linkname && a.ModTime.Unix() == b.ModTime.Unix()
+}
+
+// kwok, and other servers that lose the typed status, report a command's
+// non-zero exit only in the error's message.
+var exitStatusMessage = regexp.MustCompile(`exit status \d+$`)
+
+// remoteExited says err is the remote command's non-zero exit, not a
+// broken connection.
+func remoteExited(err error) bool {
+	if err == nil {
+		return false
+	}
+	if _, ok := remote.ExitCode(err); ok {
+		return true
+	}
+	return exitStatusMessage.MatchString(err.Error())
+}
+
+func remoteMessage(err error, stderr *tailBuffer) string {
+	if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		return msg
+	}
+	return err.Error()
+}
+
+// remoteSize is the source's size in bytes as du counts it, -1 when du
+// cannot tell; a source that does not exist is a not-found error.
+func remoteSize(ctx context.Context, e remote.Executor, s Source) (int64, error) {
+	p := s.Path()
+	for _, flag := range []string{"-sb", "-sk"} {
+		var out bytes.Buffer
+		stderr := &tailBuffer{max: 4 << 10}
+		err := e.Exec(ctx, s.Namespace, s.Pod, s.Container, []string{"du", flag, "--", p}, remote.Streams{Stdout: &out, Stderr: stderr})
+		if strings.Contains(stderr.String(), "No such file or directory") {
+			return 0, exit.NotFoundErrorf("%s:%s: no such file or directory", s.Pod, p)
+		}
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if err != nil {
+			continue // busybox's du has no -b; a container may have no du at all
+		}
+		fields := strings.Fields(out.String())
+		if len(fields) == 0 {
+			return -1, nil
+		}
+		n, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return -1, nil
+		}
+		if flag == "-sk" {
+			n *= 1024
+		}
+		return n, nil
+	}
+	return -1, nil
+}
+
+// countingReader counts the bytes of the archive read, from its start.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// tailBuffer keeps the last max bytes written to it (a remote stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
