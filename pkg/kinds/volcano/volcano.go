@@ -99,8 +99,8 @@ the job's).
   events:  ` + strings.Join(Events, ", ") + `
   actions: ` + strings.Join(Actions, ", ") + `
            (RestartTask only as a task's policy)
-A job is restarted at most --max-retry times (Volcano's default 3), then it
-fails; Volcano counts a resume after a suspend as a restart too.`
+Volcano counts every restart of the job, and every resume after a suspend,
+as a retry, and fails the job at retry --max-retry (default 3).`
 }
 
 // SubmitExample implements kinds.SubmitDoc.
@@ -121,7 +121,7 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	var framework string
 	fs.StringArrayVar(&tasks, "task", nil, "a task and its pods: NAME=REPLICAS (repeatable; default: worker=--workers)")
 	fs.IntVar(&minAvailable, "min-available", 0, "pods that must fit before any starts (default: all; gang)")
-	fs.IntVar(&maxRetry, "max-retry", 0, "times the job may be restarted before it fails (default: Volcano's, 3)")
+	fs.IntVar(&maxRetry, "max-retry", 0, "Volcano fails the job at its Nth restart or resume (spec.maxRetry; default 3)")
 	fs.StringVar(&framework, "framework", "", "plugins injecting a framework's environment: "+strings.Join(Frameworks, ", ")+" (default none)")
 	fs.StringArrayVar(&policies, "policy", nil, "job lifecycle policy EVENT=ACTION, e.g. PodFailed=RestartJob (repeatable)")
 	fs.StringArrayVar(&taskPolicies, "task-policy", nil, "task lifecycle policy TASK:EVENT=ACTION, e.g. master:TaskCompleted=CompleteJob (repeatable)")
@@ -387,7 +387,8 @@ func gpusOf(r corev1.ResourceRequirements, gpu corev1.ResourceName) int64 {
 // Status maps a Volcano Job's phase to easyai's state. Aborted (a job
 // stopped by the user, resumable) is Suspended; Restarting and Completing
 // still run; Terminated (by a policy or the user, not resumable) is Failed.
-// A job that was restarted says how many of its maxRetry restarts it used.
+// A job that was restarted says how many retries it used: Volcano fails it
+// when its retry count (restarts, resumes included) reaches maxRetry.
 func Status(st vcbatch.JobStatus, maxRetry int32) job.Status {
 	s := job.Status{Reason: st.State.Reason, Message: st.State.Message}
 	switch st.State.Phase {
@@ -413,7 +414,7 @@ func Status(st vcbatch.JobStatus, maxRetry int32) job.Status {
 		s.Reason = string(st.State.Phase)
 	}
 	if st.RetryCount > 0 {
-		retries := fmt.Sprintf("restarted %d of at most %d times", st.RetryCount, maxRetry)
+		retries := fmt.Sprintf("retry %d/%d: Volcano fails the job at retry %d", st.RetryCount, maxRetry, maxRetry)
 		if s.Message == "" {
 			s.Message = retries
 		} else {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -25,11 +27,13 @@ import (
 type kindCase struct {
 	kind     string // easyai's name of the kind
 	resource string
-	args     []string
-	tasks    []string // every replica, as get names them
-	pods     map[string]string
-	ends     []string // the tasks whose end decides success, last
-	gpus     map[string]int64
+	// group and version of resource; default kubeflow.org/v1.
+	group, version string
+	args           []string
+	tasks          []string // every replica, as get names them
+	pods           map[string]string
+	ends           []string // the tasks whose end decides success, last
+	gpus           map[string]int64
 }
 
 var kindCases = []kindCase{
@@ -60,6 +64,13 @@ var kindCases = []kindCase{
 		args:  []string{"--workers", "2", "--", "python", "train.py"},
 		tasks: []string{"worker-0", "worker-1"},
 		ends:  []string{"worker-0", "worker-1"},
+	},
+	{
+		kind: "volcano", resource: "jobs", group: "batch.volcano.sh", version: "v1alpha1",
+		args:  []string{"--task", "master=1", "--task", "worker=2", "--framework", "pytorch", "--gpus", "1", "--", "torchrun", "train.py"},
+		tasks: []string{"master-0", "worker-0", "worker-1"},
+		ends:  []string{"master-0", "worker-0", "worker-1"},
+		gpus:  map[string]int64{"master-0": 1, "worker-0": 1, "worker-1": 1},
 	},
 }
 
@@ -107,6 +118,10 @@ func TestKindsRunFromSubmitToDelete(t *testing.T) {
 			ref := k.kind + "/" + name
 			for _, task := range k.tasks {
 				c.PodLog(t, ns, k.pod(name, task), nil).Println("hello from " + task)
+			}
+			execDir := c.PodExecDir(t, ns, k.pod(name, k.tasks[len(k.tasks)-1]))
+			if err := os.WriteFile(filepath.Join(execDir, "whoami.txt"), []byte("I am "+k.tasks[len(k.tasks)-1]+"\n"), 0o644); err != nil {
+				t.Fatal(err)
 			}
 
 			args := append([]string{"submit", k.kind, "-n", ns, "--name", name, "--image", "example.com/train:1",
@@ -177,6 +192,12 @@ func TestKindsRunFromSubmitToDelete(t *testing.T) {
 				t.Errorf("logs:\n%s\nwant:\n%s", r.Stdout, strings.Join(wantLogs, ""))
 			}
 
+			last := k.tasks[len(k.tasks)-1]
+			r = easyai.Run(t, "exec", "-n", ns, ref, "--task", last, "--", "cat", "whoami.txt").MustSucceed(t)
+			if r.Stdout != "I am "+last+"\n" {
+				t.Errorf("exec in %s printed %q", last, r.Stdout)
+			}
+
 			for _, task := range k.ends {
 				c.EndPod(t, ns, k.pod(name, task), 0)
 			}
@@ -190,6 +211,9 @@ func TestKindsRunFromSubmitToDelete(t *testing.T) {
 
 			easyai.Run(t, "delete", "-n", ns, ref, "--yes").MustSucceed(t)
 			gvr := schema.GroupVersionResource{Group: "kubeflow.org", Version: "v1", Resource: k.resource}
+			if k.group != "" {
+				gvr.Group, gvr.Version = k.group, k.version
+			}
 			cluster.Eventually(t, timeout, ref+" gone", func(ctx context.Context) (bool, error) {
 				_, err := c.Dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 				return apierrors.IsNotFound(err), nil
