@@ -61,16 +61,7 @@ and delete then exits 3.`,
 		ValidArgsFunction: list.CompleteJobs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArgs = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	fl := cmd.Flags()

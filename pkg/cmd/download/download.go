@@ -102,16 +102,7 @@ summary as a JSON document on stdout.`,
 			if len(args) == 2 {
 				o.RemotePath = args[1]
 			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	fl := cmd.Flags()

@@ -73,16 +73,7 @@ stdin is passed to the command only with -i. For an interactive shell, use
 				return exit.UsageErrorf(`name one job and put the command after "--" (easyai exec JOB -- COMMAND)`)
 			}
 			o.JobArg, o.Command = args[0], args[1:]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	fl := cmd.Flags()

@@ -66,16 +66,7 @@ be given with its kind.
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	fl := cmd.Flags()

@@ -79,16 +79,7 @@ does not have exits 3 and lists its tasks.`,
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	fl := cmd.Flags()

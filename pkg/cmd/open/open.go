@@ -89,16 +89,7 @@ opened when there is one ($BROWSER, or a display on Linux) and not
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg, o.Name = args[0], args[1]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	fl := cmd.Flags()

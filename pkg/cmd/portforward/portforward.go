@@ -69,16 +69,7 @@ replica's new pod and forwards to it, on the same local ports. Stop with Ctrl-C.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg, o.PortArgs = args[0], args[1:]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	fl := cmd.Flags()
