@@ -8,7 +8,7 @@ import (
 	"io/fs"
 )
 
-//go:embed all:easyai-lib all:tfjob all:pytorchjob all:mpijob all:xgboostjob all:paddlejob all:jaxjob all:volcano
+//go:embed all:easyai-lib all:tfjob all:pytorchjob all:mpijob all:xgboostjob all:paddlejob all:jaxjob all:volcano all:colossalai all:colossalai-volcano
 var files embed.FS
 
 // Get returns the chart folder of the given name ("tfjob").

@@ -1,8 +1,11 @@
 package kinds
 
 import (
+	"context"
+
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 )
@@ -45,4 +48,26 @@ func DescribeWorkers(fs *pflag.FlagSet, usage string) {
 	if f := fs.Lookup("workers"); f != nil {
 		f.Usage = usage
 	}
+}
+
+// BackendChooser is a kind that can be submitted as another API kind, e.g.
+// ColossalAI as T9k's ColossalAIJob or, on a cluster without T9k, as a
+// Volcano Job. Submit asks it, before rendering, which kind to render the
+// job as; the job is then created and read back as the registered kind of
+// that GroupVersionKind.
+type BackendChooser interface {
+	// SubmitBackend returns the kind to render the job as (its Chart,
+	// Decode and GroupVersionKind are used; its Name labels the job) and a
+	// note for stderr saying what was chosen and why ("" for none). flags
+	// are the submit command's (a job file's submit may lack the kind's own).
+	SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe BackendProbe) (Kind, string, error)
+}
+
+// BackendProbe tells a BackendChooser about the cluster.
+type BackendProbe struct {
+	// Offline is true when the submit asks no cluster (--dry-run=client).
+	Offline bool
+	// Served reports whether the cluster serves the API resource (its CRD
+	// is installed); nil when Offline.
+	Served func(ctx context.Context, gvr schema.GroupVersionResource) (bool, error)
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/google/shlex"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/build"
@@ -36,6 +38,8 @@ type Options struct {
 
 	Flags      submit.Flags
 	kindValues kinds.KindValues
+	// flagSet is the command's, for a kinds.BackendChooser.
+	flagSet *pflag.FlagSet
 
 	ChartDir   string
 	ValueFiles []string
@@ -213,6 +217,7 @@ func (o *Options) complete(cmd *cobra.Command, args []string, runF func(*Options
 	case dash == 0:
 		o.Flags.Command = args
 	}
+	o.flagSet = cmd.Flags()
 	o.Flags.Changed = func(flag string) bool {
 		if flag == "command" {
 			return len(o.Flags.Command) > 0
@@ -277,8 +282,12 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	renderAs, err := o.backend(ctx)
+	if err != nil {
+		return err
+	}
 	req := &submit.Request{
-		Kind: o.Kind, Namespace: ns, ChartDir: o.ChartDir, ValueFiles: o.ValueFiles, Values: values, Set: o.Set,
+		Kind: renderAs, Namespace: ns, ChartDir: o.ChartDir, ValueFiles: o.ValueFiles, Values: values, Set: o.Set,
 		Experiment: o.Flags.Experiment, Labels: labels, Annotations: annotations, CLIVersion: build.Version,
 	}
 	if err := o.fillDefaults(req, cfg.Image, cfg.Queue, cfg.PriorityClass); err != nil {
@@ -297,6 +306,11 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	obj := objs[0]
+	// A job rendered as another kind (ColossalAI on Volcano) is created and
+	// read back as that kind.
+	if k, ok := f.Kinds.ForGVK(renderAs.GroupVersionKind()); ok {
+		o.Kind = k
+	}
 	if o.DryRun == "client" {
 		return o.print(obj, "yaml")
 	}
@@ -315,6 +329,49 @@ func (o *Options) Run(ctx context.Context) error {
 		return o.print(created, "")
 	}
 	return o.waitFor(ctx, created)
+}
+
+// backend is the kind to render the job as: the kind itself, or what a
+// kinds.BackendChooser picks for this cluster.
+func (o *Options) backend(ctx context.Context) (kinds.Kind, error) {
+	chooser, ok := o.Kind.(kinds.BackendChooser)
+	if !ok {
+		return o.Kind, nil
+	}
+	probe := kinds.BackendProbe{Offline: o.DryRun == "client"}
+	if !probe.Offline {
+		probe.Served = o.served
+	}
+	flags := o.flagSet
+	if flags == nil {
+		flags = pflag.NewFlagSet("submit", pflag.ContinueOnError)
+	}
+	k, note, err := chooser.SubmitBackend(ctx, flags, probe)
+	if note != "" {
+		fmt.Fprintln(o.Factory.IOStreams.ErrOut, note)
+	}
+	return k, err
+}
+
+// served asks the API server's discovery whether it serves gvr.
+func (o *Options) served(ctx context.Context, gvr schema.GroupVersionResource) (bool, error) {
+	kube, err := o.Factory.KubeClient()
+	if err != nil {
+		return false, err
+	}
+	list, err := kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("asking the cluster whether it serves %s: %w", gvr.GroupResource(), err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // waitFor waits for a submitted job to finish: -o json prints its final get

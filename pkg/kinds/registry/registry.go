@@ -3,6 +3,7 @@ package registry
 
 import (
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/colossalai"
 	"github.com/easyai-dev/easyai/pkg/kinds/jaxjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/mpijob"
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
@@ -22,5 +23,6 @@ func Default() *kinds.Registry {
 		paddlejob.New(),
 		jaxjob.New(),
 		volcano.New(),
+		colossalai.New(),
 	)
 }

@@ -1,0 +1,254 @@
+package colossalai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/easyai-dev/easyai/pkg/job"
+)
+
+// The replica types of a ColossalAIJob, as status.tasks names them.
+const (
+	RoleLauncher = "launcher"
+	RoleWorker   = "worker"
+)
+
+// listed is what list reads of a ColossalAIJob, decoded straight from JSON.
+type listed struct {
+	Kind     string         `json:"kind"`
+	Metadata job.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		Launcher struct {
+			Resources corev1.ResourceRequirements `json:"resources"`
+		} `json:"launcher"`
+		Worker struct {
+			Replicas int32 `json:"replicas"`
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Resources corev1.ResourceRequirements `json:"resources"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"worker"`
+		RunMode *RunMode `json:"runMode"`
+	} `json:"spec"`
+	Status Status `json:"status"`
+}
+
+// Summarize reads list's view of a ColossalAIJob.
+func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error) {
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return job.Summary{}, err
+	}
+	return k.SummarizeJSON(data, gpu)
+}
+
+// SummarizeJSON is Summarize of a job as the API server sent it. Its
+// replicas are the launcher and the workers; ready are those the
+// aggregate counts as running.
+func (k Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, error) {
+	var j listed
+	if err := json.Unmarshal(data, &j); err != nil {
+		return job.Summary{}, fmt.Errorf("ColossalAIJob: %w", err)
+	}
+	s := job.NewSummary(j.Kind, j.Metadata)
+	s.Status = StatusOf(j.Status, j.Metadata.Name)
+	s.Workers.Total = 1 + j.Spec.Worker.Replicas
+	if a := j.Status.Aggregate; a != nil {
+		s.Workers.Ready = a.Running
+	}
+	s.GPUs = gpusOf(j.Spec.Launcher.Resources, gpu)
+	for _, c := range j.Spec.Worker.Template.Spec.Containers {
+		s.GPUs += int64(j.Spec.Worker.Replicas) * gpusOf(c.Resources, gpu)
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Type == "Running" && c.Status == string(corev1.ConditionTrue) && c.LastTransitionTime != nil {
+			t := c.LastTransitionTime.Time
+			s.Started = &t
+		}
+	}
+	if s.Status.State.Final() {
+		var last time.Time
+		for _, c := range j.Status.Conditions {
+			if (c.Type == "Completed" || c.Type == "Failed") && c.Status == string(corev1.ConditionTrue) && c.LastTransitionTime != nil && c.LastTransitionTime.After(last) {
+				last = c.LastTransitionTime.Time
+			}
+		}
+		if !last.IsZero() {
+			s.Finished = &last
+		}
+	}
+	return s, nil
+}
+
+func gpusOf(r corev1.ResourceRequirements, gpu corev1.ResourceName) int64 {
+	if q, ok := r.Limits[gpu]; ok {
+		return q.Value()
+	}
+	if q, ok := r.Requests[gpu]; ok {
+		return q.Value()
+	}
+	return 0
+}
+
+// LauncherWarning is the message of a Succeeded ColossalAIJob of jobName:
+// T9k's launcher exits 0 even when the training failed.
+func LauncherWarning(jobName string) string {
+	return fmt.Sprintf("the launcher exited 0, which it also does when the training failed: see its log (easyai logs colossalai/%s --task launcher-0)", jobName)
+}
+
+// StatusOf maps a ColossalAIJob's phase to easyai's state:
+//
+//	""        Pending  (T9k's controller has not handled the job yet)
+//	Pending   Pending
+//	Running   Running
+//	Resuming  Running  (leaving pause mode)
+//	Paused    Suspended
+//	Succeeded Succeeded, with LauncherWarning
+//	Failed    Failed
+//	Unknown   Unknown (and any phase T9k may add)
+//
+// The reason and message are those of the condition that says most about
+// the phase (Failed, ReplicaFailure, Completed, Paused, Running).
+func StatusOf(st Status, jobName string) job.Status {
+	s := job.Status{Reason: string(st.Phase)}
+	cond := func(types ...string) {
+		for _, t := range types {
+			for _, c := range st.Conditions {
+				if c.Type == t && c.Status == string(corev1.ConditionTrue) && (c.Reason != "" || c.Message != "") {
+					if c.Reason != "" && c.Reason != "-" {
+						s.Reason = c.Reason
+					}
+					s.Message = c.Message
+					return
+				}
+			}
+		}
+	}
+	switch st.Phase {
+	case "":
+		return job.Status{State: job.Pending, Reason: "NotReconciled", Message: "T9k's ColossalAIJob controller has not handled the job yet"}
+	case PhasePending:
+		s.State = job.Pending
+		cond("ReplicaFailure", "Initialized")
+	case PhaseRunning:
+		s.State = job.Running
+		cond("ReplicaFailure", "Running")
+	case PhaseResuming:
+		s.State = job.Running
+		s.Message = "resuming from pause mode"
+	case PhasePaused:
+		s.State = job.Suspended
+		cond("Paused")
+	case PhaseSucceeded:
+		s.State = job.Succeeded
+		s.Message = LauncherWarning(jobName)
+	case PhaseFailed:
+		s.State = job.Failed
+		cond("Failed", "ReplicaFailure")
+	default:
+		s.State = job.Unknown
+	}
+	return s
+}
+
+// Replicas lists the job's replicas from its pods: JOB-launcher is
+// launcher-0, JOB-worker-N is worker-N (T9k's names, as its status.tasks
+// shows them). Replicas the spec asks for without a pod are Pending.
+func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error) {
+	workers, _, err := unstructured.NestedInt64(obj.Object, "spec", "worker", "replicas")
+	if err != nil {
+		return nil, err
+	}
+	byTask := map[string]job.Replica{}
+	noPod := func(role string, i int) {
+		byTask[job.TaskName(role, i)] = job.Replica{Task: job.TaskName(role, i), Role: role, Index: i, Phase: string(corev1.PodPending), Reason: "NoPod"}
+	}
+	noPod(RoleLauncher, 0)
+	for i := 0; i < int(workers); i++ {
+		noPod(RoleWorker, i)
+	}
+	name := obj.GetName()
+	for i := range pods {
+		p := &pods[i]
+		role, index, ok := replicaOf(name, p.Name)
+		if !ok {
+			continue
+		}
+		r := job.ReplicaFromPod(role, index, p)
+		if old, ok := byTask[r.Task]; ok && old.Pod != "" && old.Created != nil && r.Created != nil && old.Created.After(*r.Created) {
+			continue
+		}
+		byTask[r.Task] = r
+	}
+	out := make([]job.Replica, 0, len(byTask))
+	for _, r := range byTask {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Role != out[j].Role {
+			return out[i].Role == RoleLauncher
+		}
+		return out[i].Index < out[j].Index
+	})
+	return out, nil
+}
+
+// replicaOf reads the role and index of a pod from its name.
+func replicaOf(jobName, pod string) (string, int, bool) {
+	if pod == jobName+"-"+RoleLauncher {
+		return RoleLauncher, 0, true
+	}
+	rest, ok := strings.CutPrefix(pod, jobName+"-"+RoleWorker+"-")
+	if !ok {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return RoleWorker, n, err == nil && n >= 0
+}
+
+// Suspend turns on T9k's pause mode (spec.runMode.pause.enabled): its
+// controller deletes the replicas and keeps the job, Paused.
+func (k Kind) Suspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
+	switch p, _, _ := unstructured.NestedString(obj.Object, "status", "phase"); Phase(p) {
+	case PhaseSucceeded, PhaseFailed:
+		return fmt.Errorf("%s/%s is %s: only a job that has not ended can be paused", k.Name(), obj.GetName(), p)
+	}
+	return k.setPause(ctx, dyn, obj, true)
+}
+
+// ResumeWarning: resuming a paused ColossalAIJob starts its replicas anew
+// (T9k's resumeSpecs are fixed at submit), the training from its start.
+func (Kind) ResumeWarning(*unstructured.Unstructured) string {
+	return "T9k starts the launcher and the workers anew: the training starts again from its beginning (or from the checkpoint your script loads)"
+}
+
+// Resume turns T9k's pause mode off.
+func (k Kind) Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
+	return k.setPause(ctx, dyn, obj, false)
+}
+
+func (k Kind) setPause(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, enabled bool) error {
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"runMode": map[string]any{"pause": map[string]any{"enabled": enabled}}}})
+	if err != nil {
+		return err
+	}
+	_, err = dyn.Resource(k.Resource()).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "easyai"})
+	if err != nil {
+		return fmt.Errorf("%s/%s: setting runMode.pause.enabled=%t: %w", k.Name(), obj.GetName(), enabled, err)
+	}
+	return nil
+}
