@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -206,9 +207,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range res.NotInstalled {
-		err := kube.NotInstalledError(k)
-		fmt.Fprintf(o.IO.ErrOut, "Warning: %v, skipped (%s)\n", err, exit.Hint(err))
+	if err := o.reportNotInstalled(res.NotInstalled); err != nil {
+		return err
 	}
 	now := o.Factory.Now()
 	switch o.Output {
@@ -280,4 +280,29 @@ func User(s *job.Summary) string {
 		return External
 	}
 	return s.User
+}
+
+// reportNotInstalled says which kinds the cluster does not serve: a warning
+// for each kind asked for with --kind; without --kind, clusters commonly
+// serve only some kinds, so those are skipped quietly (said with -v 1),
+// unless the cluster serves none of them.
+func (o *Options) reportNotInstalled(missing []kinds.Kind) error {
+	asked := len(o.KindNames) > 0
+	if !asked && len(missing) > 0 && len(missing) == len(o.Factory.Kinds.All()) {
+		names := make([]string, len(missing))
+		for i, k := range missing {
+			names[i] = k.GroupVersionKind().Kind
+		}
+		return exit.WithHint(fmt.Errorf("this cluster serves none of the job kinds easyai knows (%s)", strings.Join(names, ", ")),
+			"install the Kubeflow training-operator or Volcano, or check --context")
+	}
+	for _, k := range missing {
+		err := kube.NotInstalledError(k)
+		if asked {
+			fmt.Fprintf(o.IO.ErrOut, "Warning: %v, skipped (%s)\n", err, exit.Hint(err))
+		} else {
+			klog.V(1).Infof("%v, skipped", err)
+		}
+	}
+	return nil
 }

@@ -81,7 +81,7 @@ func TestNewCmdListBadInput(t *testing.T) {
 	tests := []struct{ args, err string }{
 		{"--status bogus", `--status "bogus": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
 		{"--status running,nope", `--status "nope": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
-		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"-o table", `--output "table": must be one of wide, json, yaml, name`},
 		{"--mine --user bob", `--mine and --user "bob": give one of them`},
 		{"-l team==a=b", `--selector "team==a=b"`},
@@ -188,15 +188,33 @@ func TestListWarnsOfKindsNotInstalled(t *testing.T) {
 	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
 	jobstest.NotInstalled(dyn, "pytorchjobs")
 	f, stdout, stderr := jobstest.Factory(t, false, dyn, nil)
+	// Without --kind, a kind the cluster does not serve is skipped quietly.
 	if err := execute(f, nil, "-o", "name"); err != nil {
 		t.Fatal(err)
 	}
-	if stdout.String() != "tf/mnist\ntf/old\n" {
-		t.Errorf("stdout %q", stdout)
+	if stdout.String() != "tf/mnist\ntf/old\n" || stderr.String() != "" {
+		t.Errorf("stdout %q, stderr %q", stdout, stderr)
+	}
+	// Asked for, it is a warning.
+	stdout.Reset()
+	if err := execute(f, nil, "-o", "name", "--kind", "tf,pytorch"); err != nil {
+		t.Fatal(err)
 	}
 	want := "Warning: PyTorchJob (kubeflow.org/v1) is not installed on this cluster, skipped (install the Kubeflow training-operator (v1), which serves it)\n"
-	if stderr.String() != want {
-		t.Errorf("stderr %q\nwant   %q", stderr, want)
+	if stdout.String() != "tf/mnist\ntf/old\n" || stderr.String() != want {
+		t.Errorf("stdout %q\nstderr %q\nwant   %q", stdout, stderr, want)
+	}
+}
+
+func TestListWhenNoKindIsInstalled(t *testing.T) {
+	dyn := jobstest.Dynamic()
+	for _, k := range jobstest.Registry().All() {
+		jobstest.NotInstalled(dyn, k.Resource().Resource)
+	}
+	f, _, _ := jobstest.Factory(t, false, dyn, nil)
+	err := execute(f, nil)
+	if err == nil || !strings.Contains(err.Error(), "serves none of the job kinds") {
+		t.Errorf("err %v", err)
 	}
 }
 
