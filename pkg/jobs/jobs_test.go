@@ -152,7 +152,7 @@ func TestListMakesOnePaginatedListPerKindAndNothingElse(t *testing.T) {
 	}
 	sort.Strings(d.lists)
 	want := []string{
-		`jaxjobs limit=500 continue=""`, `jobs limit=500 continue=""`, `mpijobs limit=500 continue=""`, `paddlejobs limit=500 continue=""`,
+		`colossalaijobs limit=500 continue=""`, `jaxjobs limit=500 continue=""`, `jobs limit=500 continue=""`, `mpijobs limit=500 continue=""`, `paddlejobs limit=500 continue=""`,
 		`pytorchjobs limit=500 continue=""`,
 		`tfjobs limit=500 continue=""`, `tfjobs limit=500 continue="1"`, `tfjobs limit=500 continue="2"`,
 		`xgboostjobs limit=500 continue=""`,
@@ -264,8 +264,8 @@ func TestParseRef(t *testing.T) {
 		{arg: "TFJob/mnist", want: "tf/mnist"},
 		{arg: "mnist", kind: "pytorchjob", want: "pytorch/mnist"},
 		{arg: "tf/mnist", kind: "tensorflow", want: "tf/mnist"},
-		{arg: "nosuchkind/mnist", usage: `"nosuchkind/mnist": unknown kind "nosuchkind" (known: jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
-		{arg: "mnist", kind: "nosuchkind", usage: `--kind "nosuchkind": unknown kind (known: jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{arg: "nosuchkind/mnist", usage: `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{arg: "mnist", kind: "nosuchkind", usage: `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{arg: "tf/mnist", kind: "pytorch", usage: `"tf/mnist" is a tf job but --kind says pytorch`},
 		{arg: "tf/", usage: `"tf/": a job is NAME or KIND/NAME`},
 		{arg: "tf/a/b", usage: `"tf/a/b": a job is NAME or KIND/NAME`},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/colossalai"
 	"github.com/easyai-dev/easyai/pkg/kinds/jaxjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/mpijob"
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
@@ -46,6 +47,9 @@ var goldenCases = []goldenCase{
 	{"jax-workers", jaxjob.New(), "jaxjob"},
 	{"volcano-pytorch", volcano.New(), "volcano"},
 	{"volcano-minimal", volcano.New(), "volcano"},
+	{"colossalai-t9k", colossalai.New(), "colossalai"},
+	{"colossalai-volcano", colossalai.OnVolcano{}, "colossalai-volcano"},
+	{"colossalai-volcano-debug", colossalai.OnVolcano{}, "colossalai-volcano"},
 }
 
 func (c goldenCase) valuesFile() string { return filepath.Join("testdata", c.name+".values.yaml") }

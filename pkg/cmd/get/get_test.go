@@ -68,8 +68,8 @@ func TestNewCmdGetBadInput(t *testing.T) {
 	tests := []struct{ args, err string }{
 		{"", `"get" needs a job: NAME or KIND/NAME (got 0 arguments)`},
 		{"a b", `"get" needs a job: NAME or KIND/NAME (got 2 arguments)`},
-		{"nosuchkind/mnist", `"nosuchkind/mnist": unknown kind "nosuchkind" (known: jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
-		{"mnist --kind nosuchkind", `--kind "nosuchkind": unknown kind (known: jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{"nosuchkind/mnist", `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{"mnist --kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"tf/mnist --kind pytorch", `"tf/mnist" is a tf job but --kind says pytorch`},
 		{"mnist -o wide", `--output "wide": must be json, yaml or name`},
 		{"mnist --raw -o name", `--raw prints YAML or JSON, not -o name`},
