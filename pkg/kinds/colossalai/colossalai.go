@@ -240,7 +240,7 @@ func (k Kind) SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe kin
 		switch {
 		case probe.Offline:
 			backend = BackendVolcano
-			note = "Backend: volcano (a client dry run asks no cluster whether it serves ColossalAIJobs; give --backend t9k for T9k's)"
+			note = "Backend: volcano (a client dry run asks no cluster whether it serves ColossalAIJobs; for T9k's: easyai submit colossalai --backend t9k)"
 		default:
 			served, err := probe.Served(ctx, k.Resource())
 			if err != nil {
