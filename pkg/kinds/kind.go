@@ -5,6 +5,7 @@
 package kinds
 
 import (
+	"context"
 	"io/fs"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/easyai-dev/easyai/pkg/job"
 )
@@ -51,6 +53,20 @@ type Kind interface {
 	Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error)
 	// PodSelector is the label selector of the job's pods.
 	PodSelector(jobName string) string
+}
+
+// Suspender is a Kind whose jobs can be suspended (their pods deleted, the
+// job kept with its spec) and resumed (its pods made anew). A kind opts in by
+// implementing it; "easyai suspend" refuses the jobs of other kinds.
+type Suspender interface {
+	// Suspend asks the kind's operator to suspend the job obj, as last read.
+	// An error says why the job cannot be suspended in its present state.
+	Suspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error
+	// ResumeWarning is why resuming obj may harm it beyond restarting its
+	// pods ("" when it cannot): the command asks before resuming it.
+	ResumeWarning(obj *unstructured.Unstructured) string
+	// Resume asks the kind's operator to resume the suspended job obj.
+	Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error
 }
 
 // Registry holds the supported kinds.

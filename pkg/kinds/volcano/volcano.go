@@ -334,11 +334,7 @@ func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, er
 		return job.Summary{}, fmt.Errorf("volcano Job: %w", err)
 	}
 	s := job.NewSummary(j.Kind, j.Metadata)
-	maxRetry := j.Spec.MaxRetry
-	if maxRetry == 0 {
-		maxRetry = 3 // Volcano's default
-	}
-	s.Status = Status(j.Status, maxRetry)
+	s.Status = Status(j.Status, maxRetryOf(j.Spec.MaxRetry))
 	for _, t := range j.Spec.Tasks {
 		s.Workers.Total += t.Replicas
 		for _, c := range t.Template.Spec.Containers {
@@ -388,7 +384,9 @@ func gpusOf(r corev1.ResourceRequirements, gpu corev1.ResourceName) int64 {
 // stopped by the user, resumable) is Suspended; Restarting and Completing
 // still run; Terminated (by a policy or the user, not resumable) is Failed.
 // A job that was restarted says how many retries it used: Volcano fails it
-// when its retry count (restarts, resumes included) reaches maxRetry.
+// when its retry count (restarts, resumes included) reaches maxRetry; a
+// suspended one that did, or whose resume would be its last retry, says which
+// retry resuming uses.
 func Status(st vcbatch.JobStatus, maxRetry int32) job.Status {
 	s := job.Status{Reason: st.State.Reason, Message: st.State.Message}
 	switch st.State.Phase {
@@ -413,13 +411,22 @@ func Status(st vcbatch.JobStatus, maxRetry int32) job.Status {
 	if s.Reason == "" {
 		s.Reason = string(st.State.Phase)
 	}
-	if st.RetryCount > 0 {
-		retries := fmt.Sprintf("retry %d/%d: Volcano fails the job at retry %d", st.RetryCount, maxRetry, maxRetry)
-		if s.Message == "" {
-			s.Message = retries
-		} else {
-			s.Message += " (" + retries + ")"
-		}
+	var retries string
+	switch {
+	case s.State == job.Suspended && st.RetryCount+1 >= maxRetry:
+		// What matters of a suspended job's retries is what resuming costs.
+		retries = fmt.Sprintf("resuming uses retry %d of %d, at which Volcano fails the job", st.RetryCount+1, maxRetry)
+	case s.State == job.Suspended && st.RetryCount > 0:
+		retries = fmt.Sprintf("resuming uses retry %d of %d", st.RetryCount+1, maxRetry)
+	case st.RetryCount > 0:
+		retries = fmt.Sprintf("retry %d/%d: Volcano fails the job at retry %d", st.RetryCount, maxRetry, maxRetry)
+	}
+	switch {
+	case retries == "":
+	case s.Message == "":
+		s.Message = retries
+	default:
+		s.Message += " (" + retries + ")"
 	}
 	return s
 }

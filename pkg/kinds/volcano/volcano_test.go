@@ -117,6 +117,9 @@ func TestStatus(t *testing.T) {
 		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Terminated}}, job.Status{State: job.Failed, Reason: "Terminated"}},
 		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}}, job.Status{State: job.Suspended, Reason: "Aborted"}},
 		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: "Dancing"}}, job.Status{State: job.Unknown, Reason: "Dancing"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}, RetryCount: 1}, job.Status{State: job.Suspended, Reason: "Aborted", Message: "resuming uses retry 2 of 3"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborting, Message: "aborting"}, RetryCount: 1}, job.Status{State: job.Suspended, Reason: "Aborting", Message: "aborting (resuming uses retry 2 of 3)"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}, RetryCount: 2}, job.Status{State: job.Suspended, Reason: "Aborted", Message: "resuming uses retry 3 of 3, at which Volcano fails the job"}},
 	}
 	for _, tt := range tests {
 		if got := volcano.Status(tt.status, 3); got != tt.want {
