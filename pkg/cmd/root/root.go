@@ -28,7 +28,9 @@ import (
 	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
 	opencmd "github.com/easyai-dev/easyai/pkg/cmd/open"
 	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
+	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
+	suspendcmd "github.com/easyai-dev/easyai/pkg/cmd/suspend"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
 	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -99,6 +101,8 @@ func commands(f *cmdutil.Factory) []*cobra.Command {
 		portforwardcmd.NewCmdPortForward(f, nil),
 		downloadcmd.NewCmdDownload(f, nil),
 		opencmd.NewCmdOpen(f, nil),
+		suspendcmd.NewCmdSuspend(f, nil),
+		resumecmd.NewCmdResume(f, nil),
 	}
 }
 

@@ -1,0 +1,136 @@
+// Package resume is "easyai resume JOB": start a suspended job again.
+package resume
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmd/suspend"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+)
+
+// Options of resume.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg   string
+	KindName string
+	Force    bool
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+}
+
+// NewCmdResume returns the command; runF replaces Complete and Run in tests.
+func NewCmdResume(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "resume JOB",
+		Short: "Resume a suspended training job",
+		Long: `Resume a job "easyai suspend" suspended: its operator creates its pods again,
+which start from the beginning of their command (a training script resumes
+from its own checkpoints, if it wrote any).
+
+Volcano counts every resume of a job as a retry, and fails the job, instead
+of running it again, at retry spec.maxRetry (submit --max-retry, default 3).
+When this resume would be that retry, resume says so on stderr and asks
+before resuming on a terminal; elsewhere it refuses (exit 2) unless --force
+is given. "easyai get" of a suspended Volcano job says which retry resuming
+uses.
+
+JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. "resumed
+KIND/NAME" is printed on stdout once the operator has been asked; "easyai
+wait JOB --for running" waits for the pods to run. A job that is not
+suspended is an error (exit 1).`,
+		Example: `  easyai resume mnist
+  easyai resume tf/mnist && easyai wait tf/mnist --for running
+  # a Volcano job on its last retry, from a script
+  easyai resume volcano/resnet --force`,
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		ValidArgsFunction: list.CompleteJob(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "resume even when the resume makes the job's operator fail it (Volcano's last retry)")
+	return cmd
+}
+
+// Validate checks the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the client.
+func (o *Options) Complete() error {
+	ns, _, err := o.Factory.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	o.Client, err = o.Factory.JobsClient()
+	return err
+}
+
+// Run finds the suspended job, warns and asks when resuming it would fail
+// it, and asks its operator to resume it.
+func (o *Options) Run(ctx context.Context) error {
+	t, err := suspend.Find(ctx, o.Client, o.Namespace, o.Ref, "resumed")
+	if err != nil {
+		return err
+	}
+	if state := t.Summary.Status.State; state != job.Suspended {
+		return fmt.Errorf("%s is not suspended: it is %s", t, state)
+	}
+	if warning := t.Suspender.ResumeWarning(t.Object); warning != "" {
+		fmt.Fprintf(o.IO.ErrOut, "Warning: resuming %s: %s\n", t, warning)
+		if !o.Force {
+			if !o.IO.CanPrompt() {
+				return exit.UsageErrorf("not resuming %s: pass --force to resume it anyway (there is no terminal to ask on)", t)
+			}
+			ok, err := o.Factory.Prompter.Confirm(fmt.Sprintf("Resume %s anyway?", t), false)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return exit.ErrCancel
+			}
+		}
+	}
+	if err := suspend.Gone(t.Suspender.Resume(ctx, o.Client.Dynamic, t.Object), t, o.Namespace); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "resumed %s\n", t)
+	if o.IO.IsStderrTTY() {
+		fmt.Fprintf(o.IO.ErrOut, "Its pods are being created. Wait for them with: %s wait %s --for running\n", o.Factory.ExecutableName, t)
+	}
+	return nil
+}

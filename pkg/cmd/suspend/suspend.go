@@ -1,0 +1,165 @@
+// Package suspend is "easyai suspend JOB": stop a job's pods and keep the
+// job, to resume it later with "easyai resume".
+package suspend
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
+)
+
+// Options of suspend.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	JobArg   string
+	KindName string
+
+	// Set by Validate.
+	Ref jobs.Ref
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobs.Client
+}
+
+// NewCmdSuspend returns the command; runF replaces Complete and Run in tests.
+func NewCmdSuspend(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "suspend JOB",
+		Short: "Suspend a training job: stop its pods, keep the job",
+		Long: `Suspend a running or pending training job: its operator deletes the job's
+pods (and frees their GPUs) but keeps the job, its spec and its history, so
+that "easyai resume" starts it again with new pods. Whatever a replica did
+not save to storage is lost.
+
+Training-operator jobs (tf, pytorch, mpi, xgboost, paddle, jax) are suspended
+through spec.runPolicy.suspend. Volcano jobs are aborted through a Volcano
+Command; resuming one counts as one of its retries (see "easyai resume").
+
+JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. "suspended
+KIND/NAME" is printed on stdout once the operator has been asked; the pods go
+away within seconds ("easyai get" shows the job Suspended).
+
+A job already suspended or finished is an error (exit 1), as is a job whose
+kind cannot be suspended (exit 2).`,
+		Example: `  easyai suspend mnist
+  easyai suspend tf/mnist
+  easyai suspend resnet --kind volcano
+  # later
+  easyai resume mnist`,
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		ValidArgsFunction: list.CompleteJob(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	return cmd
+}
+
+// Validate checks the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace and the client.
+func (o *Options) Complete() error {
+	ns, _, err := o.Factory.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	o.Client, err = o.Factory.JobsClient()
+	return err
+}
+
+// Run finds the job, checks that it can be suspended and asks its operator to.
+func (o *Options) Run(ctx context.Context) error {
+	t, err := Find(ctx, o.Client, o.Namespace, o.Ref, "suspended")
+	if err != nil {
+		return err
+	}
+	switch state := t.Summary.Status.State; {
+	case state == job.Suspended:
+		return fmt.Errorf("%s is already suspended", t)
+	case state.Final():
+		return fmt.Errorf("%s has finished (%s): there is nothing to suspend", t, state)
+	}
+	if err := Gone(t.Suspender.Suspend(ctx, o.Client.Dynamic, t.Object), t, o.Namespace); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "suspended %s\n", t)
+	if o.IO.IsStderrTTY() {
+		fmt.Fprintf(o.IO.ErrOut, "Its pods are being deleted. Resume it with: %s resume %s\n", o.Factory.ExecutableName, t)
+	}
+	return nil
+}
+
+// Target is a job found for suspend or resume.
+type Target struct {
+	Kind      kinds.Kind
+	Suspender kinds.Suspender
+	Object    *unstructured.Unstructured
+	Summary   job.Summary
+}
+
+func (t *Target) String() string { return t.Kind.Name() + "/" + t.Object.GetName() }
+
+// Find finds the job ref names and reads its state; a job whose kind does
+// not implement kinds.Suspender is a usage error ("KIND jobs cannot be
+// suspended"; verb is "suspended" or "resumed").
+func Find(ctx context.Context, client *jobs.Client, namespace string, ref jobs.Ref, verb string) (*Target, error) {
+	k, obj, err := client.Find(ctx, namespace, ref)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := k.(kinds.Suspender)
+	if !ok {
+		return nil, exit.UsageErrorf("%s jobs cannot be %s: %s/%s is one", k.Name(), verb, k.Name(), obj.GetName())
+	}
+	sum, err := k.Summarize(obj, client.GPUResource)
+	if err != nil {
+		return nil, err
+	}
+	return &Target{Kind: k, Suspender: s, Object: obj, Summary: sum}, nil
+}
+
+// Gone turns the not-found error of a job deleted since it was found into
+// Find's (exit 3); an API the cluster does not serve (Volcano's Commands)
+// stays an error of its own.
+func Gone(err error, t *Target, namespace string) error {
+	if apierrors.IsNotFound(err) && !kube.NotInstalled(err) {
+		return exit.NotFoundErrorf("job %s not found in namespace %s", t, namespace)
+	}
+	return err
+}
