@@ -17,13 +17,23 @@ type Replicas struct {
 	Kube      kubernetes.Interface
 }
 
-// ReplicaClients resolves Replicas from the factory.
-func ReplicaClients(f *Factory) (*Replicas, error) {
+// NamespacedJobs resolves what a command that acts on jobs needs: the
+// namespace (-n, else the kubeconfig context's) and the jobs client.
+func NamespacedJobs(f *Factory) (string, *jobs.Client, error) {
 	ns, _, err := f.Namespace()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	client, err := f.JobsClient()
+	if err != nil {
+		return "", nil, err
+	}
+	return ns, client, nil
+}
+
+// ReplicaClients resolves Replicas from the factory.
+func ReplicaClients(f *Factory) (*Replicas, error) {
+	ns, client, err := NamespacedJobs(f)
 	if err != nil {
 		return nil, err
 	}

@@ -111,17 +111,9 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the client.
 func (o *Options) Complete() error {
-	ns, _, err := o.Factory.Namespace()
-	if err != nil {
-		return err
-	}
-	o.Namespace = ns
-	client, err := o.Factory.JobsClient()
-	if err != nil {
-		return err
-	}
-	o.Client = client
-	return nil
+	var err error
+	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
+	return err
 }
 
 // target is a job about to be deleted.

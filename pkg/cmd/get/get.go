@@ -98,18 +98,9 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	f := o.Factory
-	ns, _, err := f.Namespace()
-	if err != nil {
-		return err
-	}
-	o.Namespace = ns
-	client, err := f.JobsClient()
-	if err != nil {
-		return err
-	}
-	o.Client = client
-	return nil
+	var err error
+	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
+	return err
 }
 
 // Run finds the job and prints it.

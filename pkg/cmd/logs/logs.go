@@ -122,17 +122,9 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	ns, _, err := o.Factory.Namespace()
-	if err != nil {
-		return err
-	}
-	o.Namespace = ns
-	client, err := o.Factory.JobsClient()
-	if err != nil {
-		return err
-	}
-	o.Client = client
-	return nil
+	var err error
+	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
+	return err
 }
 
 // Run finds the job and prints its logs.

@@ -62,16 +62,7 @@ suspended is an error (exit 1).`,
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
@@ -91,12 +82,8 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the client.
 func (o *Options) Complete() error {
-	ns, _, err := o.Factory.Namespace()
-	if err != nil {
-		return err
-	}
-	o.Namespace = ns
-	o.Client, err = o.Factory.JobsClient()
+	var err error
+	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
 	return err
 }
 

@@ -101,12 +101,8 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	ns, _, err := o.Factory.Namespace()
-	if err != nil {
-		return err
-	}
-	o.Namespace = ns
-	o.Client, err = o.Factory.JobsClient()
+	var err error
+	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
 	return err
 }
 
