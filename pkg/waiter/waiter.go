@@ -36,10 +36,13 @@ const (
 	Finished Condition = "finished"
 	// Succeeded is reached when the job succeeded.
 	Succeeded Condition = "succeeded"
+	// Suspended is reached once the job is suspended; a job that succeeds
+	// first ends the wait with an error.
+	Suspended Condition = "suspended"
 )
 
 // Conditions lists the conditions, for help and completion.
-var Conditions = []Condition{Running, Finished, Succeeded}
+var Conditions = []Condition{Running, Finished, Succeeded, Suspended}
 
 // ParseCondition reads --for.
 func ParseCondition(s string) (Condition, error) {
@@ -48,7 +51,7 @@ func ParseCondition(s string) (Condition, error) {
 			return c, nil
 		}
 	}
-	return "", exit.UsageErrorf("--for %q: must be running, finished or succeeded", s)
+	return "", exit.UsageErrorf("--for %q: must be running, finished, succeeded or suspended", s)
 }
 
 // Request is one wait.
@@ -87,6 +90,8 @@ func outcome(c Condition, s job.Status) (done bool, failed bool) {
 		return s.State == job.Running || s.State == job.Succeeded, false
 	case c == Finished:
 		return s.State.Final(), false
+	case c == Suspended:
+		return s.State == job.Suspended || s.State == job.Succeeded, false
 	default:
 		return s.State == job.Succeeded, false
 	}
@@ -120,6 +125,9 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 		done, failed := outcome(r.For, s.Status)
 		if failed {
 			return true, exit.JobFailedErrorf("%s%s", res.Line(k), why(s.Status))
+		}
+		if done && r.For == Suspended && s.Status.State == job.Succeeded {
+			return true, fmt.Errorf("%s: it finished before it was suspended", res.Line(k))
 		}
 		return done, nil
 	}

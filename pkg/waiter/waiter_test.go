@@ -26,6 +26,7 @@ var (
 	running   = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}
 	succeeded = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded}
 	failed    = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobFailed}
+	suspended = []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobSuspended}
 )
 
 func mnist(conds []kubeflowv1.JobConditionType, rv string) *unstructured.Unstructured {
@@ -81,6 +82,8 @@ func TestWaitEndsWithTheJob(t *testing.T) {
 		{"already succeeded: no watch", succeeded, waiter.Succeeded, nil, exit.OK, job.Succeeded, 0},
 		{"already failed: no watch", failed, waiter.Finished, nil, exit.JobFailed, job.Failed, 0},
 		{"times out", running, waiter.Finished, nil, exit.Timeout, job.Running, 1},
+		{"suspended", running, waiter.Suspended, []watch.Event{{Type: watch.Modified, Object: mnist(suspended, "2")}}, exit.OK, job.Suspended, 1},
+		{"succeeds before it is suspended", running, waiter.Suspended, []watch.Event{{Type: watch.Modified, Object: mnist(succeeded, "2")}}, exit.Error, job.Succeeded, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,16 +4,19 @@ package resume
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmd/suspend"
+	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/job"
 	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
 // Options of resume.
@@ -23,7 +26,10 @@ type Options struct {
 
 	JobArg   string
 	KindName string
-	Force    bool
+	// Wait until the job is running (--wait), at most Timeout.
+	Wait    bool
+	Timeout time.Duration
+	Force   bool
 
 	// Set by Validate.
 	Ref jobs.Ref
@@ -51,11 +57,11 @@ is given. "easyai get" of a suspended Volcano job says which retry resuming
 uses.
 
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. "resumed
-KIND/NAME" is printed on stdout once the operator has been asked; "easyai
-wait JOB --for running" waits for the pods to run. A job that is not
-suspended is an error (exit 1).`,
+KIND/NAME" is printed on stdout once the operator has been asked; --wait
+waits until the job runs again. A job that is not suspended is an error
+(exit 1).`,
 		Example: `  easyai resume mnist
-  easyai resume tf/mnist && easyai wait tf/mnist --for running
+  easyai resume tf/mnist --wait --timeout 10m
   # a Volcano job on its last retry, from a script
   easyai resume volcano/resnet --force`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
@@ -66,6 +72,8 @@ suspended is an error (exit 1).`,
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until the job is running; exit 4 if it fails, 5 on --timeout")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "resume even when the resume makes the job's operator fail it (Volcano's last retry)")
 	return cmd
 }
@@ -116,6 +124,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "resumed %s\n", t)
+	if o.Wait {
+		return waitcmd.Until(ctx, o.Factory, o.Client, t.Kind, t.Object, waiter.Running, o.Timeout, "")
+	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being created. Wait for them with: %s wait %s --for running\n", o.Factory.ExecutableName, t)
 	}

@@ -5,12 +5,14 @@ package suspend
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/list"
+	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -18,6 +20,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
 // Options of suspend.
@@ -27,6 +30,9 @@ type Options struct {
 
 	JobArg   string
 	KindName string
+	// Wait until the job is suspended (--wait), at most Timeout.
+	Wait    bool
+	Timeout time.Duration
 
 	// Set by Validate.
 	Ref jobs.Ref
@@ -53,7 +59,8 @@ Command; resuming one counts as one of its retries (see "easyai resume").
 
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. "suspended
 KIND/NAME" is printed on stdout once the operator has been asked; the pods go
-away within seconds ("easyai get" shows the job Suspended).
+away within seconds ("easyai get" shows the job Suspended); --wait waits
+until the job is suspended.
 
 A job already suspended or finished is an error (exit 1), as is a job whose
 kind cannot be suspended (exit 2).`,
@@ -70,6 +77,8 @@ kind cannot be suspended (exit 2).`,
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until the job is suspended; exit 4 if it fails, 5 on --timeout")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
 	return cmd
 }
 
@@ -106,6 +115,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "suspended %s\n", t)
+	if o.Wait {
+		return waitcmd.Until(ctx, o.Factory, o.Client, t.Kind, t.Object, waiter.Suspended, o.Timeout, "")
+	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being deleted. Resume it with: %s resume %s\n", o.Factory.ExecutableName, t)
 	}

@@ -193,3 +193,14 @@ func TestSuspendOfAKindThatCannotBeSuspended(t *testing.T) {
 		t.Errorf("requests %q, stdout %q", got, stdout)
 	}
 }
+
+func TestSuspendWaitFlags(t *testing.T) {
+	f, _, _ := jobstest.Factory(t, false, nil, nil)
+	var got *Options
+	if err := execute(f, func(o *Options) error { got = o; return nil }, "mnist", "--wait", "--timeout", "90s"); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Wait || got.Timeout.String() != "1m30s" {
+		t.Errorf("--wait %v --timeout %s", got.Wait, got.Timeout)
+	}
+}

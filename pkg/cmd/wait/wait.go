@@ -54,7 +54,8 @@ with the result: 0 when reached, 4 when the job failed, 5 when --timeout ran
 out, 3 when there is no such job (or it was deleted while waiting).
 
 --for finished (the default) waits for success or failure; --for succeeded
-waits for success; --for running waits until the job runs.
+waits for success; --for running waits until the job runs; --for suspended
+waits until a suspended job's pods are stopped (see "easyai suspend").
 
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. The final state is
 said on stderr; -o json prints the job's document (as "get -o json") on stdout.`,
@@ -70,7 +71,7 @@ said on stderr; -o json prints the job's document (as "get -o json") on stdout.`
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished or succeeded")
+	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
 	fl.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
 	fl.StringVarP(&o.Output, "output", "o", "", "output format: json (the job's document once the wait ends)")
 	_ = cmd.RegisterFlagCompletionFunc("for", cobra.FixedCompletions([]string{"running", "finished", "succeeded"}, cobra.ShellCompDirectiveNoFileComp))

@@ -104,11 +104,10 @@ func TestSuspendAndResumeATFJob(t *testing.T) {
 		t.Errorf("suspend of a suspended job: exit %d\n%s", r.Code, r.Stderr)
 	}
 
-	r = easyai.Run(t, "resume", "-n", ns, "tf/pausable").MustSucceed(t)
-	if r.Stdout != "resumed tf/pausable\n" || r.Stderr != "" {
-		t.Errorf("resume printed %q on stdout, %q on stderr", r.Stdout, r.Stderr)
+	r = easyai.Run(t, "resume", "-n", ns, "tf/pausable", "--wait", "--timeout", "90s").MustSucceed(t)
+	if r.Stdout != "resumed tf/pausable\n" || !strings.HasPrefix(r.Stderr, "tf/pausable Running after ") {
+		t.Errorf("resume --wait printed %q on stdout, %q on stderr", r.Stdout, r.Stderr)
 	}
-	easyai.Run(t, "wait", "-n", ns, "tf/pausable", "--for", "running", "--timeout", "90s").MustSucceed(t)
 	expectJob(t, c, ns, "tf/pausable", "Running", running)
 	again, err := c.Kube.CoreV1().Pods(ns).Get(cluster.Context(t, 30*time.Second), "pausable-worker-0", metav1.GetOptions{})
 	if err != nil {
@@ -148,9 +147,9 @@ func TestSuspendAndResumeAVolcanoJob(t *testing.T) {
 	running := "vpause-worker-0=Running vpause-worker-1=Running"
 	expectJob(t, c, ns, "volcano/vpause", "Running", running)
 
-	r := easyai.Run(t, "suspend", "-n", ns, "vpause").MustSucceed(t)
-	if r.Stdout != "suspended volcano/vpause\n" || r.Stderr != "" {
-		t.Errorf("suspend printed %q on stdout, %q on stderr", r.Stdout, r.Stderr)
+	r := easyai.Run(t, "suspend", "-n", ns, "vpause", "--wait", "--timeout", "60s").MustSucceed(t)
+	if r.Stdout != "suspended volcano/vpause\n" || !strings.HasPrefix(r.Stderr, "volcano/vpause Suspended after ") {
+		t.Errorf("suspend --wait printed %q on stdout, %q on stderr", r.Stdout, r.Stderr)
 	}
 	expectJob(t, c, ns, "volcano/vpause", "Suspended", "")
 	if phase, retries := volcanoPhase(t, c, ns, "vpause"); phase != "Aborted" || retries != 0 {
