@@ -46,8 +46,28 @@ type Mount struct {
 
 // request is the part of a job's resolved values a fetcher needs.
 type request struct {
-	WorkingDir string  `json:"workingDir"`
-	Data       []Mount `json:"data"`
+	WorkingDir   string              `json:"workingDir"`
+	Data         []Mount             `json:"data"`
+	NodeSelector map[string]string   `json:"nodeSelector"`
+	Tolerations  []corev1.Toleration `json:"tolerations"`
+}
+
+// Placement is where the job's pods were allowed to run (submit
+// --node-selector and --toleration); the fetcher pod goes where they went,
+// so it can reach the same storage and nodes.
+type Placement struct {
+	NodeSelector map[string]string
+	Tolerations  []corev1.Toleration
+}
+
+// PlacementOf reads the job's placement from its request annotation (none:
+// anywhere).
+func PlacementOf(obj *unstructured.Unstructured) (Placement, error) {
+	req, err := requestOf(obj)
+	if err != nil {
+		return Placement{}, err
+	}
+	return Placement{NodeSelector: req.NodeSelector, Tolerations: req.Tolerations}, nil
 }
 
 func requestOf(obj *unstructured.Unstructured) (request, error) {
@@ -125,7 +145,9 @@ type FetcherSpec struct {
 	// Job is the job object: the pod is in its namespace and owned by it.
 	Job   *unstructured.Unstructured
 	Mount Mount
-	Image string
+	// Placement is the job's: the fetcher runs where its pods could.
+	Placement Placement
+	Image     string
 	// Deadline bounds the pod's life (activeDeadlineSeconds and the expiry
 	// annotation), should easyai not live to delete it.
 	Deadline time.Duration
@@ -173,6 +195,8 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 			ActiveDeadlineSeconds:         &seconds,
 			TerminationGracePeriodSeconds: new(int64),
 			AutomountServiceAccountToken:  new(bool),
+			NodeSelector:                  s.Placement.NodeSelector,
+			Tolerations:                   s.Placement.Tolerations,
 			Containers: []corev1.Container{{
 				Name:       FetcherContainer,
 				Image:      s.Image,

@@ -193,3 +193,19 @@ func TestStartFetcherDeletesThePodWhenCancelled(t *testing.T) {
 		t.Errorf("%d pods left after Ctrl-C", len(pods.Items))
 	}
 }
+
+func TestTheFetcherRunsWhereTheJobsPodsCould(t *testing.T) {
+	obj := tfJob(`{"nodeSelector":{"pool":"gpu"},"tolerations":[{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}]}`)
+	placement, err := PlacementOf(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := FetcherPod(FetcherSpec{Job: obj, Mount: Mount{Claim: "ckpt", MountPath: "/mnt/ckpt"}, Placement: placement, Image: "busybox", Deadline: time.Hour})
+	if pod.Spec.NodeSelector["pool"] != "gpu" || len(pod.Spec.Tolerations) != 1 || pod.Spec.Tolerations[0].Key != "nvidia.com/gpu" ||
+		pod.Spec.Tolerations[0].Effect != corev1.TaintEffectNoSchedule {
+		t.Errorf("node selector %v, tolerations %+v", pod.Spec.NodeSelector, pod.Spec.Tolerations)
+	}
+	if p, err := PlacementOf(tfJob("")); err != nil || p.NodeSelector != nil || p.Tolerations != nil {
+		t.Errorf("a job without a request: %+v, %v", p, err)
+	}
+}

@@ -225,8 +225,12 @@ func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r job.Replica,
 	}
 	abs := path.Join(mount.MountPath, rel)
 	fmt.Fprintf(o.IO.ErrOut, "The pod of %s's replica %s is %s: fetching %s from claim %s through a fetcher pod\n", name, r.Task, state, abs, mount.Claim)
+	placement, err := transfer.PlacementOf(j.Object)
+	if err != nil {
+		return err
+	}
 	fetcher, err := transfer.StartFetcher(ctx, o.Kube, transfer.FetcherSpec{
-		Job: j.Object, Mount: mount, Image: o.FetcherImage, Deadline: o.FetcherDeadline, Now: o.Factory.Now,
+		Job: j.Object, Mount: mount, Placement: placement, Image: o.FetcherImage, Deadline: o.FetcherDeadline, Now: o.Factory.Now,
 	}, o.FetcherTimeout)
 	if err != nil {
 		return err
