@@ -211,7 +211,7 @@ func timePhases(runs int) error {
 			}
 			return nil
 		}},
-		{"jobs.Client.List as easyai list runs it (both kinds)", func() error {
+		{"jobs.Client.List as easyai list runs it (every kind)", func() error {
 			c, err := f.JobsClient()
 			if err != nil {
 				return err
@@ -333,7 +333,7 @@ func (j *leanJob) summary(gpu corev1.ResourceName) leanSummary {
 }
 
 // leanListCommand is "easyai list -A" as the proposed fix would make it:
-// one paginated LIST per kind, both kinds at once, each page streamed into
+// one paginated LIST per kind, every kind at once, each page streamed into
 // leanList; then the rows, tab-separated as easyai prints them off a terminal.
 func leanListCommand(out io.Writer) error {
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(clientcmd.NewDefaultClientConfigLoadingRules(), nil).ClientConfig()
