@@ -14,7 +14,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -25,21 +24,15 @@ var Shell = []string{"sh", "-c", "command -v bash >/dev/null && exec bash || exe
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg    string
-	KindName  string
 	Task      string
 	Container string
 	// Command, when set, runs instead of the shell (sh -c COMMAND).
 	Command string
 
-	// Set by Validate.
-	Ref jobs.Ref
-
 	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
-	Executor  remote.Executor
+	Executor remote.Executor
 }
 
 // NewCmdAttach returns the command; runF replaces Complete and Run in tests.
@@ -79,12 +72,7 @@ func (o *Options) Validate() error {
 	if o.Command == "" && !(o.IO.IsStdinTTY() && o.IO.IsStdoutTTY()) {
 		return exit.UsageErrorf("attach opens an interactive shell and needs a terminal: use --command, or easyai exec JOB -- COMMAND")
 	}
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.

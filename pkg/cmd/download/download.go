@@ -19,7 +19,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/transfer"
 )
@@ -28,9 +27,8 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg     string
-	KindName   string
 	Task       string
 	Container  string
 	RemotePath string
@@ -42,14 +40,9 @@ type Options struct {
 	FetcherTimeout  time.Duration
 	FetcherDeadline time.Duration
 
-	// Set by Validate.
-	Ref jobs.Ref
-
 	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
-	Kube      kubernetes.Interface
-	Executor  remote.Executor
+	Kube     kubernetes.Interface
+	Executor remote.Executor
 	// Backoff is the first wait before resuming a broken stream.
 	Backoff time.Duration
 }
@@ -147,12 +140,7 @@ func (o *Options) Validate() error {
 	if o.FetcherImage == "" {
 		return exit.UsageErrorf("--fetcher-image: give an image")
 	}
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.

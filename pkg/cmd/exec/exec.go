@@ -13,7 +13,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -25,9 +24,8 @@ const DefaultMaxParallel = 32
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg    string
-	KindName  string
 	Task      string
 	All       bool
 	Container string
@@ -35,13 +33,8 @@ type Options struct {
 	Parallel  int
 	Command   []string
 
-	// Set by Validate.
-	Ref jobs.Ref
-
 	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
-	Executor  remote.Executor
+	Executor remote.Executor
 }
 
 // NewCmdExec returns the command; runF replaces Complete and Run in tests.
@@ -97,12 +90,7 @@ func (o *Options) Validate() error {
 	if o.All && o.Stdin {
 		return exit.UsageErrorf("--all cannot pass stdin (-i) to many replicas")
 	}
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.

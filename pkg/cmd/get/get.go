@@ -24,18 +24,10 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg   string
-	KindName string
-	Output   string
-	Raw      bool
-
-	// Set by Validate.
-	Ref jobs.Ref
-
-	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
+	Output string
+	Raw    bool
 }
 
 // MaxEvents is how many of the latest warnings the human output shows.
@@ -88,20 +80,11 @@ func (o *Options) Validate() error {
 	default:
 		return exit.UsageErrorf("--output %q: must be json, yaml or name", o.Output)
 	}
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.
-func (o *Options) Complete() error {
-	var err error
-	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
-	return err
-}
+func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
 
 // Run finds the job and prints it.
 func (o *Options) Run(ctx context.Context) error {

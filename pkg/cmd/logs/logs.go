@@ -13,7 +13,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
 	logsengine "github.com/easyai-dev/easyai/pkg/logs"
 )
 
@@ -21,9 +20,8 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg         string
-	KindName       string
 	Tasks          []string
 	Role           string
 	Container      string
@@ -33,13 +31,6 @@ type Options struct {
 	Tail           int64
 	Since          time.Duration
 	MaxLogRequests int
-
-	// Set by Validate.
-	Ref jobs.Ref
-
-	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
 }
 
 // DefaultMaxLogRequests is --max-log-requests' default.
@@ -112,20 +103,11 @@ func (o *Options) Validate() error {
 		o.Tasks[i] = strings.ToLower(t)
 	}
 	o.Role = strings.ToLower(o.Role)
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.
-func (o *Options) Complete() error {
-	var err error
-	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
-	return err
-}
+func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
 
 // Run finds the job and prints its logs.
 func (o *Options) Run(ctx context.Context) error {

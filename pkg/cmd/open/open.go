@@ -21,7 +21,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -29,22 +28,16 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg    string
 	Name      string
-	KindName  string
 	Task      string
 	Address   string
 	LocalPort int
 	NoBrowser bool
 	ShowToken bool
 
-	// Set by Validate.
-	Ref jobs.Ref
-
 	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
 	Kube      kubernetes.Interface
 	Forwarder *remote.Forwarder
 	Browser   Browser
@@ -113,12 +106,7 @@ func (o *Options) Validate() error {
 	if _, err := remote.ParseAddresses([]string{o.Address}); err != nil {
 		return err
 	}
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace, the clients and the browser.

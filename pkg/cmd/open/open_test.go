@@ -127,7 +127,8 @@ func TestWithoutABrowserTheUserIsToldWhereTheTokenIs(t *testing.T) {
 
 func TestAMissingTokenSecretIsAWarning(t *testing.T) {
 	var errOut bytes.Buffer
-	o := &Options{IO: &iostreams.IOStreams{ErrOut: &errOut}, Namespace: "team-a", Kube: kubefake.NewClientset()}
+	o := &Options{IO: &iostreams.IOStreams{ErrOut: &errOut}, Kube: kubefake.NewClientset()}
+	o.Namespace = "team-a"
 	if tok := o.token(context.Background(), remote.Target{TokenSecret: "gone"}); tok != "" || !strings.Contains(errOut.String(), "cannot read the login token from Secret gone") {
 		t.Errorf("token %q, stderr %q", tok, errOut.String())
 	}

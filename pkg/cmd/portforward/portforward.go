@@ -13,7 +13,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -21,21 +20,17 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg       string
-	KindName     string
 	Task         string
 	AddressFlags []string
 	PortArgs     []string
 
 	// Set by Validate.
-	Ref       jobs.Ref
 	Ports     []remote.PortSpec
 	Addresses []string
 
 	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
 	Forwarder *remote.Forwarder
 }
 
@@ -90,12 +85,7 @@ func (o *Options) Validate() error {
 	if o.Addresses, err = remote.ParseAddresses(o.AddressFlags); err != nil {
 		return err
 	}
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.

@@ -15,7 +15,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -23,20 +22,12 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg   string
-	KindName string
 	// Wait until the job is running (--wait), at most Timeout.
 	Wait    bool
 	Timeout time.Duration
 	Force   bool
-
-	// Set by Validate.
-	Ref jobs.Ref
-
-	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
 }
 
 // NewCmdResume returns the command; runF replaces Complete and Run in tests.
@@ -80,20 +71,11 @@ waits until the job runs again. A job that is not suspended is an error
 
 // Validate checks the job argument without reaching the cluster.
 func (o *Options) Validate() error {
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the client.
-func (o *Options) Complete() error {
-	var err error
-	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
-	return err
-}
+func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
 
 // Run finds the suspended job, warns and asks when resuming it would fail
 // it, and asks its operator to resume it.

@@ -27,19 +27,11 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg   string
-	KindName string
 	// Wait until the job is suspended (--wait), at most Timeout.
 	Wait    bool
 	Timeout time.Duration
-
-	// Set by Validate.
-	Ref jobs.Ref
-
-	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
 }
 
 // NewCmdSuspend returns the command; runF replaces Complete and Run in tests.
@@ -84,20 +76,11 @@ kind cannot be suspended (exit 2).`,
 
 // Validate checks the job argument without reaching the cluster.
 func (o *Options) Validate() error {
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the client.
-func (o *Options) Complete() error {
-	var err error
-	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
-	return err
-}
+func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
 
 // Run finds the job, checks that it can be suspended and asks its operator to.
 func (o *Options) Run(ctx context.Context) error {

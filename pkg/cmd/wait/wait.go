@@ -27,20 +27,14 @@ const DefaultTimeout = time.Hour
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
 
-	JobArg   string
-	KindName string
-	ForArg   string
-	Timeout  time.Duration
-	Output   string
+	ForArg  string
+	Timeout time.Duration
+	Output  string
 
 	// Set by Validate.
-	Ref jobs.Ref
 	For waiter.Condition
-
-	// Set by Complete.
-	Namespace string
-	Client    *jobs.Client
 }
 
 // NewCmdWait returns the command; runF replaces Complete and Run in tests.
@@ -92,20 +86,11 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.For = c
-	ref, err := jobs.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
-	if err != nil {
-		return err
-	}
-	o.Ref = ref
-	return nil
+	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.
-func (o *Options) Complete() error {
-	var err error
-	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
-	return err
-}
+func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
 
 // Run finds the job and waits for it.
 func (o *Options) Run(ctx context.Context) error {

@@ -1,0 +1,39 @@
+package cmdutil
+
+import (
+	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// JobOptions are the options every command that acts on one job has: the
+// JOB argument (NAME, or KIND/NAME) and --kind, the reference ParseJob makes
+// of them without the cluster, and the namespace and jobs client
+// CompleteJob resolves. Commands embed it in their Options.
+type JobOptions struct {
+	JobArg   string
+	KindName string
+
+	// Set by ParseJob.
+	Ref jobs.Ref
+
+	// Set by CompleteJob (or by ReplicaClients' caller).
+	Namespace string
+	Client    *jobs.Client
+}
+
+// ParseJob resolves the job argument and --kind into Ref.
+func (j *JobOptions) ParseJob(reg *kinds.Registry) error {
+	ref, err := jobs.ParseRef(reg, j.JobArg, j.KindName)
+	if err != nil {
+		return err
+	}
+	j.Ref = ref
+	return nil
+}
+
+// CompleteJob resolves the namespace and the jobs client.
+func (j *JobOptions) CompleteJob(f *Factory) error {
+	var err error
+	j.Namespace, j.Client, err = NamespacedJobs(f)
+	return err
+}
