@@ -5,14 +5,10 @@
 package jaxjob
 
 import (
-	"io/fs"
-
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
@@ -23,21 +19,14 @@ type Kind struct{ kubeflow.Base }
 
 // Shape is how JAXJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
+	Name: "jax", Aliases: []string{"jaxjob"}, Chart: "jaxjob",
+	New:  func() runtime.Object { return &kubeflowv1.JAXJob{} },
 	Kind: kubeflowv1.JAXJobKind, Plural: kubeflowv1.JAXJobPlural, ReplicaSpecsField: "jaxReplicaSpecs",
 	Roles: []string{string(kubeflowv1.JAXJobReplicaTypeWorker)},
 }
 
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
-
-func (Kind) Name() string      { return "jax" }
-func (Kind) Aliases() []string { return []string{"jaxjob"} }
-func (Kind) Chart() fs.FS      { return charts.Get("jaxjob") }
-
-// Decode strictly decodes a rendered JAXJob.
-func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return kubeflow.StrictDecode(obj, &kubeflowv1.JAXJob{})
-}
 
 // SubmitLong explains the worker-only job.
 func (Kind) SubmitLong() string {

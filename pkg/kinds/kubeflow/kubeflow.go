@@ -7,6 +7,7 @@ package kubeflow
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/job"
 )
 
@@ -26,6 +28,14 @@ const Operator = "the Kubeflow training-operator (v1)"
 
 // Shape is how one training-operator kind differs from the others.
 type Shape struct {
+	// Name is easyai's name of the kind ("tf"), Aliases the other names
+	// accepted for it, Chart its chart's folder under charts/.
+	Name    string
+	Aliases []string
+	Chart   string
+	// New returns an empty typed API object, for strict decoding.
+	New func() runtime.Object
+
 	Kind string // "TFJob"
 	// Plural is the resource name ("tfjobs").
 	Plural string
@@ -53,6 +63,20 @@ func (b Base) Resource() schema.GroupVersionResource {
 
 // Operator names the training-operator.
 func (Base) Operator() string { return Operator }
+
+// Name is easyai's name of the kind.
+func (b Base) Name() string { return b.Shape.Name }
+
+// Aliases are the other names of the kind.
+func (b Base) Aliases() []string { return b.Shape.Aliases }
+
+// Chart is the kind's embedded chart.
+func (b Base) Chart() fs.FS { return charts.Get(b.Shape.Chart) }
+
+// Decode strictly decodes a rendered job into the kind's typed API object.
+func (b Base) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
+	return StrictDecode(obj, b.Shape.New())
+}
 
 // PodSelector selects the pods the operator created for the job.
 func (Base) PodSelector(jobName string) string {

@@ -6,14 +6,10 @@
 package mpijob
 
 import (
-	"io/fs"
-
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
@@ -24,21 +20,14 @@ type Kind struct{ kubeflow.Base }
 
 // Shape is how MPIJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
+	Name: "mpi", Aliases: []string{"mpijob"}, Chart: "mpijob",
+	New:  func() runtime.Object { return &kubeflowv1.MPIJob{} },
 	Kind: kubeflowv1.MPIJobKind, Plural: kubeflowv1.MPIJobPlural, ReplicaSpecsField: "mpiReplicaSpecs",
 	Roles: []string{string(kubeflowv1.MPIJobReplicaTypeLauncher), string(kubeflowv1.MPIJobReplicaTypeWorker)},
 }
 
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
-
-func (Kind) Name() string      { return "mpi" }
-func (Kind) Aliases() []string { return []string{"mpijob"} }
-func (Kind) Chart() fs.FS      { return charts.Get("mpijob") }
-
-// Decode strictly decodes a rendered MPIJob.
-func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return kubeflow.StrictDecode(obj, &kubeflowv1.MPIJob{})
-}
 
 // SubmitLong explains which replica runs the command.
 func (Kind) SubmitLong() string {

@@ -6,14 +6,10 @@
 package paddlejob
 
 import (
-	"io/fs"
-
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
@@ -24,21 +20,14 @@ type Kind struct{ kubeflow.Base }
 
 // Shape is how PaddleJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
+	Name: "paddle", Aliases: []string{"paddlejob", "paddlepaddle"}, Chart: "paddlejob",
+	New:  func() runtime.Object { return &kubeflowv1.PaddleJob{} },
 	Kind: kubeflowv1.PaddleJobKind, Plural: kubeflowv1.PaddleJobPlural, ReplicaSpecsField: "paddleReplicaSpecs",
 	Roles: []string{string(kubeflowv1.PaddleJobReplicaTypeMaster), string(kubeflowv1.PaddleJobReplicaTypeWorker)},
 }
 
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
-
-func (Kind) Name() string      { return "paddle" }
-func (Kind) Aliases() []string { return []string{"paddlejob", "paddlepaddle"} }
-func (Kind) Chart() fs.FS      { return charts.Get("paddlejob") }
-
-// Decode strictly decodes a rendered PaddleJob.
-func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return kubeflow.StrictDecode(obj, &kubeflowv1.PaddleJob{})
-}
 
 // SubmitLong explains the two modes and what elastic bounds do.
 func (Kind) SubmitLong() string {

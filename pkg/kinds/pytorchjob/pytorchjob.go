@@ -5,14 +5,10 @@
 package pytorchjob
 
 import (
-	"io/fs"
-
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
@@ -23,21 +19,14 @@ type Kind struct{ kubeflow.Base }
 
 // Shape is how PyTorchJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
+	Name: "pytorch", Aliases: []string{"pytorchjob", "torch"}, Chart: "pytorchjob",
+	New:  func() runtime.Object { return &kubeflowv1.PyTorchJob{} },
 	Kind: kubeflowv1.PyTorchJobKind, Plural: "pytorchjobs", ReplicaSpecsField: "pytorchReplicaSpecs",
 	Roles: []string{"Master", "Worker"},
 }
 
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
-
-func (Kind) Name() string      { return "pytorch" }
-func (Kind) Aliases() []string { return []string{"pytorchjob", "torch"} }
-func (Kind) Chart() fs.FS      { return charts.Get("pytorchjob") }
-
-// Decode strictly decodes a rendered PyTorchJob.
-func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return kubeflow.StrictDecode(obj, &kubeflowv1.PyTorchJob{})
-}
 
 // SubmitFlags adds PyTorch's own flags: processes per node and elastic bounds.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {

@@ -3,14 +3,10 @@
 package tfjob
 
 import (
-	"io/fs"
-
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
@@ -19,23 +15,16 @@ import (
 // Kind is the TFJob kind; use New.
 type Kind struct{ kubeflow.Base }
 
-func (Kind) Name() string      { return "tf" }
-func (Kind) Aliases() []string { return []string{"tfjob", "tensorflow"} }
-func (Kind) Chart() fs.FS      { return charts.Get("tfjob") }
-
 // Shape is how TFJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
+	Name: "tf", Aliases: []string{"tfjob", "tensorflow"}, Chart: "tfjob",
+	New:  func() runtime.Object { return &kubeflowv1.TFJob{} },
 	Kind: kubeflowv1.TFJobKind, Plural: "tfjobs", ReplicaSpecsField: "tfReplicaSpecs",
 	Roles: []string{"Chief", "Master", "PS", "Worker", "Evaluator"},
 }
 
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
-
-// Decode strictly decodes a rendered TFJob.
-func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return kubeflow.StrictDecode(obj, &kubeflowv1.TFJob{})
-}
 
 // SubmitFlags adds TF's own flags: the parameter servers, chief, evaluator and success policy.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {

@@ -5,14 +5,10 @@
 package xgboostjob
 
 import (
-	"io/fs"
-
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
@@ -23,21 +19,14 @@ type Kind struct{ kubeflow.Base }
 
 // Shape is how XGBoostJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
+	Name: "xgboost", Aliases: []string{"xgboostjob"}, Chart: "xgboostjob",
+	New:  func() runtime.Object { return &kubeflowv1.XGBoostJob{} },
 	Kind: kubeflowv1.XGBoostJobKind, Plural: kubeflowv1.XGBoostJobPlural, ReplicaSpecsField: "xgbReplicaSpecs",
 	Roles: []string{string(kubeflowv1.XGBoostJobReplicaTypeMaster), string(kubeflowv1.XGBoostJobReplicaTypeWorker)},
 }
 
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
-
-func (Kind) Name() string      { return "xgboost" }
-func (Kind) Aliases() []string { return []string{"xgboostjob"} }
-func (Kind) Chart() fs.FS      { return charts.Get("xgboostjob") }
-
-// Decode strictly decodes a rendered XGBoostJob.
-func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return kubeflow.StrictDecode(obj, &kubeflowv1.XGBoostJob{})
-}
 
 // SubmitLong explains how --workers makes the master and the workers.
 func (Kind) SubmitLong() string {
