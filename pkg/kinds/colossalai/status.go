@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -70,9 +69,9 @@ func (k Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, 
 	if a := j.Status.Aggregate; a != nil {
 		s.Workers.Ready = a.Running
 	}
-	s.GPUs = gpusOf(j.Spec.Launcher.Resources, gpu)
+	s.GPUs = job.GPUs(j.Spec.Launcher.Resources, gpu)
 	for _, c := range j.Spec.Worker.Template.Spec.Containers {
-		s.GPUs += int64(j.Spec.Worker.Replicas) * gpusOf(c.Resources, gpu)
+		s.GPUs += int64(j.Spec.Worker.Replicas) * job.GPUs(c.Resources, gpu)
 	}
 	for _, c := range j.Status.Conditions {
 		if c.Type == "Running" && c.Status == string(corev1.ConditionTrue) && c.LastTransitionTime != nil {
@@ -92,16 +91,6 @@ func (k Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, 
 		}
 	}
 	return s, nil
-}
-
-func gpusOf(r corev1.ResourceRequirements, gpu corev1.ResourceName) int64 {
-	if q, ok := r.Limits[gpu]; ok {
-		return q.Value()
-	}
-	if q, ok := r.Requests[gpu]; ok {
-		return q.Value()
-	}
-	return 0
 }
 
 // LauncherWarning is the message of a Succeeded ColossalAIJob of jobName:
@@ -173,14 +162,7 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.R
 	if err != nil {
 		return nil, err
 	}
-	byTask := map[string]job.Replica{}
-	noPod := func(role string, i int) {
-		byTask[job.TaskName(role, i)] = job.Replica{Task: job.TaskName(role, i), Role: role, Index: i, Phase: string(corev1.PodPending), Reason: "NoPod"}
-	}
-	noPod(RoleLauncher, 0)
-	for i := 0; i < int(workers); i++ {
-		noPod(RoleWorker, i)
-	}
+	set := job.NewReplicaSet()
 	name := obj.GetName()
 	for i := range pods {
 		p := &pods[i]
@@ -188,23 +170,13 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.R
 		if !ok {
 			continue
 		}
-		r := job.ReplicaFromPod(role, index, p)
-		if old, ok := byTask[r.Task]; ok && old.Pod != "" && old.Created != nil && r.Created != nil && old.Created.After(*r.Created) {
-			continue
-		}
-		byTask[r.Task] = r
+		set.Observe(job.ReplicaFromPod(role, index, p))
 	}
-	out := make([]job.Replica, 0, len(byTask))
-	for _, r := range byTask {
-		out = append(out, r)
+	set.Expect(RoleLauncher, 0)
+	for i := 0; i < int(workers); i++ {
+		set.Expect(RoleWorker, i)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Role != out[j].Role {
-			return out[i].Role == RoleLauncher
-		}
-		return out[i].Index < out[j].Index
-	})
-	return out, nil
+	return set.Sorted([]string{RoleLauncher, RoleWorker}), nil
 }
 
 // replicaOf reads the role and index of a pod from its name.

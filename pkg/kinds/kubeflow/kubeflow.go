@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -173,7 +172,7 @@ func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, 
 		}
 		s.Workers.Total += n
 		for _, c := range spec.Template.Spec.Containers {
-			s.GPUs += int64(n) * gpusOf(c.Resources, gpu)
+			s.GPUs += int64(n) * job.GPUs(c.Resources, gpu)
 		}
 		if rs := replicaStatus(j.Status.ReplicaStatuses, role); rs != nil {
 			s.Workers.Ready += rs.Active
@@ -190,18 +189,6 @@ func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, 
 		}
 	}
 	return s, nil
-}
-
-// gpusOf is what a container asks of the GPU resource (limits, which
-// extended resources must set; else requests).
-func gpusOf(r corev1.ResourceRequirements, gpu corev1.ResourceName) int64 {
-	if q, ok := r.Limits[gpu]; ok {
-		return q.Value()
-	}
-	if q, ok := r.Requests[gpu]; ok {
-		return q.Value()
-	}
-	return 0
 }
 
 // replicaStatus finds a role's status. The operator keys statuses by the
@@ -279,7 +266,7 @@ func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job
 	if err != nil {
 		return nil, err
 	}
-	byTask := map[string]job.Replica{}
+	set := job.NewReplicaSet()
 	for i := range pods {
 		p := &pods[i]
 		role := p.Labels[kubeflowv1.ReplicaTypeLabel]
@@ -294,38 +281,16 @@ func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job
 				continue
 			}
 		}
-		r := job.ReplicaFromPod(strings.ToLower(role), index, p)
-		// A replica's newest pod stands for it.
-		if old, ok := byTask[r.Task]; ok && old.Created != nil && r.Created != nil && old.Created.After(*r.Created) {
-			continue
-		}
-		byTask[r.Task] = r
+		set.Observe(job.ReplicaFromPod(strings.ToLower(role), index, p))
 	}
 	for role, spec := range specs {
 		for i := 0; i < int(replicasOf(spec)); i++ {
-			task := job.TaskName(strings.ToLower(role), i)
-			if _, ok := byTask[task]; !ok {
-				byTask[task] = job.Replica{Task: task, Role: strings.ToLower(role), Index: i, Phase: string(corev1.PodPending), Reason: "NoPod"}
-			}
+			set.Expect(strings.ToLower(role), i)
 		}
 	}
-	out := make([]job.Replica, 0, len(byTask))
-	for _, r := range byTask {
-		out = append(out, r)
-	}
-	order := map[string]int{}
+	roles := make([]string, len(b.Shape.Roles))
 	for i, role := range b.Shape.Roles {
-		order[strings.ToLower(role)] = i
+		roles[i] = strings.ToLower(role)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		oi, oj := order[out[i].Role], order[out[j].Role]
-		if oi != oj {
-			return oi < oj
-		}
-		if out[i].Role != out[j].Role {
-			return out[i].Role < out[j].Role
-		}
-		return out[i].Index < out[j].Index
-	})
-	return out, nil
+	return set.Sorted(roles), nil
 }

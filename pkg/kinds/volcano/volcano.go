@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -338,7 +337,7 @@ func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, er
 	for _, t := range j.Spec.Tasks {
 		s.Workers.Total += t.Replicas
 		for _, c := range t.Template.Spec.Containers {
-			s.GPUs += int64(t.Replicas) * gpusOf(c.Resources, gpu)
+			s.GPUs += int64(t.Replicas) * job.GPUs(c.Resources, gpu)
 		}
 	}
 	s.Workers.Ready = j.Status.Running
@@ -368,16 +367,6 @@ func lastCondition(conds []vcbatch.JobCondition) time.Time {
 		}
 	}
 	return last
-}
-
-func gpusOf(r corev1.ResourceRequirements, gpu corev1.ResourceName) int64 {
-	if q, ok := r.Limits[gpu]; ok {
-		return q.Value()
-	}
-	if q, ok := r.Requests[gpu]; ok {
-		return q.Value()
-	}
-	return 0
 }
 
 // Status maps a Volcano Job's phase to easyai's state. Aborted (a job
@@ -438,16 +427,15 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.R
 	if err != nil {
 		return nil, err
 	}
-	order := map[string]int{}
-	byTask := map[string]job.Replica{}
-	for i, t := range tasks {
+	var roles []string
+	set := job.NewReplicaSet()
+	for _, t := range tasks {
 		m, _ := t.(map[string]any)
 		name, _ := m["name"].(string)
-		order[name] = i
+		roles = append(roles, name)
 		n, _, _ := unstructured.NestedInt64(m, "replicas")
 		for idx := 0; idx < int(n); idx++ {
-			task := job.TaskName(name, idx)
-			byTask[task] = job.Replica{Task: task, Role: name, Index: idx, Phase: string(corev1.PodPending), Reason: "NoPod"}
+			set.Expect(name, idx)
 		}
 	}
 	for i := range pods {
@@ -460,27 +448,9 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.R
 		if name == "" || !ok {
 			continue
 		}
-		r := job.ReplicaFromPod(name, index, p)
-		if old, ok := byTask[r.Task]; ok && old.Pod != "" && old.Created != nil && r.Created != nil && old.Created.After(*r.Created) {
-			continue
-		}
-		byTask[r.Task] = r
+		set.Observe(job.ReplicaFromPod(name, index, p))
 	}
-	out := make([]job.Replica, 0, len(byTask))
-	for _, r := range byTask {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		oi, oj := order[out[i].Role], order[out[j].Role]
-		if oi != oj {
-			return oi < oj
-		}
-		if out[i].Role != out[j].Role {
-			return out[i].Role < out[j].Role
-		}
-		return out[i].Index < out[j].Index
-	})
-	return out, nil
+	return set.Sorted(roles), nil
 }
 
 // taskIndex is a pod's index in its task: Volcano's task-index label or
