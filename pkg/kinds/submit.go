@@ -32,6 +32,26 @@ func CheckQuantity(flag, value string) error {
 	return nil
 }
 
+// RoleResources is the resources value of one role from its --ROLE-cpu and
+// --ROLE-memory flags (e.g. --ps-cpu): nil when neither is set, a usage
+// error naming the flag when one is not a quantity.
+func RoleResources(role, cpu, memory string) (map[string]any, error) {
+	res := map[string]any{}
+	for _, q := range []struct{ key, value string }{{"cpu", cpu}, {"memory", memory}} {
+		if q.value == "" {
+			continue
+		}
+		if err := CheckQuantity("--"+role+"-"+q.key, q.value); err != nil {
+			return nil, err
+		}
+		res[q.key] = q.value
+	}
+	if len(res) == 0 {
+		return nil, nil
+	}
+	return res, nil
+}
+
 // SubmitDoc is a kind that explains its own submit command: which replicas
 // the flags make and which of them run the command. Kinds without it get a
 // generic help.

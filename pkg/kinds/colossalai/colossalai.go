@@ -191,17 +191,11 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		if launcherImage != "" {
 			launcher["image"] = launcherImage
 		}
-		res := map[string]any{}
-		for flag, q := range map[string]string{"cpu": launcherCPU, "memory": launcherMemory} {
-			if q == "" {
-				continue
-			}
-			if err := kinds.CheckQuantity("--launcher-"+flag, q); err != nil {
-				return nil, err
-			}
-			res[flag] = q
+		res, err := kinds.RoleResources("launcher", launcherCPU, launcherMemory)
+		if err != nil {
+			return nil, err
 		}
-		if len(res) > 0 {
+		if res != nil {
 			launcher["resources"] = res
 		}
 		if len(launcher) > 0 {

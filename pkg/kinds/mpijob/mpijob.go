@@ -74,20 +74,11 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			}
 			values["slotsPerWorker"] = slots
 		}
-		res := map[string]any{}
-		if launcherCPU != "" {
-			if err := kinds.CheckQuantity("--launcher-cpu", launcherCPU); err != nil {
-				return nil, err
-			}
-			res["cpu"] = launcherCPU
+		res, err := kinds.RoleResources("launcher", launcherCPU, launcherMemory)
+		if err != nil {
+			return nil, err
 		}
-		if launcherMemory != "" {
-			if err := kinds.CheckQuantity("--launcher-memory", launcherMemory); err != nil {
-				return nil, err
-			}
-			res["memory"] = launcherMemory
-		}
-		if len(res) > 0 {
+		if res != nil {
 			roles["launcher"] = map[string]any{"resources": res}
 		}
 		if len(roles) > 0 {

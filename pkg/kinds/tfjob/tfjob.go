@@ -55,20 +55,11 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		if psImage != "" {
 			psRole["image"] = psImage
 		}
-		res := map[string]any{}
-		if psCPU != "" {
-			if err := kinds.CheckQuantity("--ps-cpu", psCPU); err != nil {
-				return nil, err
-			}
-			res["cpu"] = psCPU
+		res, err := kinds.RoleResources("ps", psCPU, psMemory)
+		if err != nil {
+			return nil, err
 		}
-		if psMemory != "" {
-			if err := kinds.CheckQuantity("--ps-memory", psMemory); err != nil {
-				return nil, err
-			}
-			res["memory"] = psMemory
-		}
-		if len(res) > 0 {
+		if res != nil {
 			psRole["resources"] = res
 		}
 		roles := map[string]any{}
