@@ -44,10 +44,13 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "easyai <command>",
 		Short: "Run distributed training on Kubernetes without writing YAML",
-		Long: `easyai submits distributed training jobs (TensorFlow, PyTorch, ...) to a
-Kubernetes cluster and works with them: list, inspect, delete. It keeps no
-state of its own: everything lives in labels and annotations on the cluster's
-objects, and it reaches the cluster through your kubeconfig, as kubectl does.
+		Long: `easyai submits distributed training jobs (TensorFlow, PyTorch, MPI,
+XGBoost, Paddle, JAX, Volcano, ColossalAI) to a Kubernetes cluster and works
+with them: list and inspect them, follow their logs, run commands and open
+shells in their replicas, forward their ports, download their files, wait for
+them, suspend, resume and delete them. It keeps no state of its own:
+everything lives in labels and annotations on the cluster's objects, and it
+reaches the cluster through your kubeconfig, as kubectl does.
 
 Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 5 timed out, 130 interrupted.`,
@@ -78,31 +81,50 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	pf.IntVarP(&verbosity, "v", "v", 0, "log level of Kubernetes client requests (6: each request, 8: with bodies)")
 	pf.BoolVar(&noColor, "no-color", false, "never colour the output (also: NO_COLOR set)")
 
-	for _, sub := range commands(f) {
-		cmd.AddCommand(sub)
+	// Commands are listed in the order of commandGroups, not by name.
+	cobra.EnableCommandSorting = false
+	for _, g := range commandGroups(f) {
+		cmd.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
+		for _, sub := range g.commands {
+			sub.GroupID = g.id
+			cmd.AddCommand(sub)
+		}
 	}
+	cmd.SetHelpCommandGroupID("settings")
+	cmd.SetCompletionCommandGroupID("settings")
 	return cmd
 }
 
-// commands lists the subcommands of the root.
-func commands(f *cmdutil.Factory) []*cobra.Command {
-	return []*cobra.Command{
-		submitcmd.NewCmdSubmit(f, nil),
-		versioncmd.NewCmdVersion(f),
-		completioncmd.NewCmdCompletion(f),
-		configcmd.NewCmdConfig(f),
-		listcmd.NewCmdList(f, nil),
-		getcmd.NewCmdGet(f, nil),
-		deletecmd.NewCmdDelete(f, nil),
-		logscmd.NewCmdLogs(f, nil),
-		waitcmd.NewCmdWait(f, nil),
-		execcmd.NewCmdExec(f, nil),
-		attachcmd.NewCmdAttach(f, nil),
-		portforwardcmd.NewCmdPortForward(f, nil),
-		downloadcmd.NewCmdDownload(f, nil),
-		opencmd.NewCmdOpen(f, nil),
-		suspendcmd.NewCmdSuspend(f, nil),
-		resumecmd.NewCmdResume(f, nil),
+type commandGroup struct {
+	id, title string
+	commands  []*cobra.Command
+}
+
+// commandGroups lists the subcommands of the root, as --help groups them.
+func commandGroups(f *cmdutil.Factory) []commandGroup {
+	return []commandGroup{
+		{"jobs", "Jobs:", []*cobra.Command{
+			submitcmd.NewCmdSubmit(f, nil),
+			listcmd.NewCmdList(f, nil),
+			getcmd.NewCmdGet(f, nil),
+			waitcmd.NewCmdWait(f, nil),
+			suspendcmd.NewCmdSuspend(f, nil),
+			resumecmd.NewCmdResume(f, nil),
+			deletecmd.NewCmdDelete(f, nil),
+		}},
+		{"replicas", "Working with a job's replicas:", []*cobra.Command{
+			logscmd.NewCmdLogs(f, nil),
+			execcmd.NewCmdExec(f, nil),
+			attachcmd.NewCmdAttach(f, nil),
+			portforwardcmd.NewCmdPortForward(f, nil),
+			opencmd.NewCmdOpen(f, nil),
+			downloadcmd.NewCmdDownload(f, nil),
+		}},
+		{"settings", "Settings and more:", []*cobra.Command{
+			configcmd.NewCmdConfig(f),
+			completioncmd.NewCmdCompletion(f),
+			versioncmd.NewCmdVersion(f),
+		}},
 	}
 }
 
