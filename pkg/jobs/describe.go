@@ -64,6 +64,7 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	if d.Events, err = c.warnings(ctx, k, obj, d.Replicas, pods.Items); err != nil {
 		return nil, err
 	}
+	d.Events = dropPassedGangWaits(d.Events, d.Summary.Started)
 	d.Request = request(obj)
 	d.Image, d.Command = whatItRuns(d.Request, obj, d.Replicas)
 	return d, nil
@@ -242,5 +243,31 @@ func podTemplates(obj *unstructured.Unstructured) []roleTemplate {
 		}
 	}
 	walk("", obj.Object["spec"], 0)
+	return out
+}
+
+// gangWaitReasons are the reasons of the warnings Volcano gives a gang's
+// PodGroup, or its Volcano Job, while the gang waits to be scheduled.
+var gangWaitReasons = map[string]bool{"Unschedulable": true, "PodGroupPending": true}
+
+// dropPassedGangWaits leaves out the gang-scheduling waits last seen before
+// the job started: every gang job gets one ("0/0 tasks in gang
+// unschedulable") while its pods are being made, and once the job runs it
+// only says that it once waited. A job that has not started keeps them all:
+// they say why it waits.
+func dropPassedGangWaits(events []Event, started *time.Time) []Event {
+	if started == nil {
+		return events
+	}
+	// Events are stamped to the second, and the last wait may be reported
+	// just after the pods started.
+	end := started.Add(2 * time.Second)
+	out := events[:0:0]
+	for _, ev := range events {
+		if (ev.Object == "podgroup" || ev.Object == "job") && gangWaitReasons[ev.Reason] && !ev.LastSeen.After(end) {
+			continue
+		}
+		out = append(out, ev)
+	}
 	return out
 }
