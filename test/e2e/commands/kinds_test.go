@@ -92,6 +92,9 @@ type getJob struct {
 		Pod   string `json:"pod"`
 		Phase string `json:"phase"`
 	} `json:"replicas"`
+	Events []struct {
+		Object, Reason, Message string
+	} `json:"events"`
 }
 
 func getKind(t *testing.T, ns, ref string) getJob {
@@ -181,6 +184,13 @@ func TestKindsRunFromSubmitToDelete(t *testing.T) {
 			}
 			if j.JobKind != k.kind || j.Status.State != "Running" || strings.Join(tasks, " ") != strings.Join(want, " ") {
 				t.Errorf("get: kind %s, state %s, replicas %v; want %s Running %v", j.JobKind, j.Status.State, tasks, k.kind, want)
+			}
+			// Every job here is gang-scheduled by Volcano; its waits before
+			// the pods existed are over once it runs.
+			for _, ev := range j.Events {
+				if ev.Reason == "Unschedulable" || ev.Reason == "PodGroupPending" {
+					t.Errorf("get of a running job shows a passed gang wait: %+v", ev)
+				}
 			}
 
 			r = easyai.Run(t, "logs", "-n", ns, ref).MustSucceed(t)
