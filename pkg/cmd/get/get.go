@@ -28,6 +28,9 @@ type Options struct {
 
 	Output string
 	Raw    bool
+
+	// Set by Validate.
+	Template *printers.Template
 }
 
 // MaxEvents is how many of the latest warnings the human output shows.
@@ -63,14 +66,19 @@ be given with its kind.
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml or name")
-	fl.BoolVar(&o.Raw, "raw", false, "print the job object itself (YAML; JSON with -o json)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE (fields as in -o json)")
+	fl.BoolVar(&o.Raw, "raw", false, "print the job object itself (YAML; JSON with -o json; a template reads the object)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name", "jsonpath=", "go-template="}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.
 func (o *Options) Validate() error {
+	tmpl, err := printers.ParseTemplate(o.Output)
+	if err != nil {
+		return err
+	}
+	o.Template = tmpl
 	switch o.Output {
 	case "", "json", "yaml":
 	case "name":
@@ -78,7 +86,9 @@ func (o *Options) Validate() error {
 			return exit.UsageErrorf("--raw prints YAML or JSON, not -o name")
 		}
 	default:
-		return exit.UsageErrorf("--output %q: must be json, yaml or name", o.Output)
+		if tmpl == nil {
+			return exit.UsageErrorf("--output %q: must be json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE", o.Output)
+		}
 	}
 	return o.ParseJob(o.Factory.Kinds)
 }
@@ -99,6 +109,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Raw {
 		raw := obj.DeepCopy()
 		unstructured.RemoveNestedField(raw.Object, "metadata", "managedFields")
+		if o.Template != nil {
+			return o.Template.Print(o.IO.Out, raw.Object)
+		}
 		if o.Output == "json" {
 			return printers.JSON(o.IO.Out, raw.Object)
 		}
@@ -109,6 +122,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	now := o.Factory.Now()
+	if o.Template != nil {
+		return o.Template.Print(o.IO.Out, jobs.DocumentOf(d, now))
+	}
 	switch o.Output {
 	case "json":
 		return printers.JSON(o.IO.Out, jobs.DocumentOf(d, now))

@@ -71,7 +71,7 @@ func TestNewCmdGetBadInput(t *testing.T) {
 		{"nosuchkind/mnist", `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"mnist --kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"tf/mnist --kind pytorch", `"tf/mnist" is a tf job but --kind says pytorch`},
-		{"mnist -o wide", `--output "wide": must be json, yaml or name`},
+		{"mnist -o wide", `--output "wide": must be json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE`},
 		{"mnist --raw -o name", `--raw prints YAML or JSON, not -o name`},
 	}
 	for _, tt := range tests {
@@ -322,5 +322,26 @@ func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
 	var doc jobs.Document
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || len(doc.Events) != MaxEvents+2 {
 		t.Errorf("-o json has %d events (%v), want all %d", len(doc.Events), err, MaxEvents+2)
+	}
+}
+
+func TestGetTemplates(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mnist", "-o", "jsonpath={.status.state}"}, "Running"},
+		{[]string{"mnist", "-o", `jsonpath={range .replicas[*]}{.task}={.phase} {end}`}, "ps-0=Running worker-0=Running worker-1=Failed "},
+		{[]string{"mnist", "-o", "go-template={{.jobKind}}/{{.name}}"}, "tf/mnist"},
+		{[]string{"mnist", "--raw", "-o", "jsonpath={.kind} {.metadata.name}"}, "TFJob mnist"},
+	} {
+		f, output := cluster(t, false)
+		if err := execute(f, nil, tt.args...); err != nil {
+			t.Errorf("%v: %v", tt.args, err)
+			continue
+		}
+		if stdout, _ := output(); stdout != tt.want {
+			t.Errorf("%v printed %q, want %q", tt.args, stdout, tt.want)
+		}
 	}
 }

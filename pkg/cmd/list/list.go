@@ -36,8 +36,9 @@ type Options struct {
 	Selector      string
 
 	// Set by Validate.
-	Kinds  []kinds.Kind
-	States []job.State
+	Kinds    []kinds.Kind
+	States   []job.State
+	Template *printers.Template
 
 	// Set by Complete.
 	Namespace string
@@ -89,14 +90,14 @@ document (docs/output.md); -o name prints KIND/NAME lines.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "list the jobs of every namespace")
-	fl.StringVarP(&o.Output, "output", "o", "", "output format: wide, json, yaml or name")
+	fl.StringVarP(&o.Output, "output", "o", "", "output format: wide, json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE (fields as in -o json)")
 	fl.StringSliceVar(&o.KindNames, "kind", nil, "only jobs of these kinds ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias; repeatable or comma-separated)")
 	fl.StringSliceVar(&o.StatusNames, "status", nil, "only jobs in these states ("+strings.ToLower(stateNames())+"; repeatable or comma-separated)")
 	fl.StringVar(&o.Experiment, "experiment", "", "only the jobs of this experiment")
 	fl.StringVar(&o.User, "user", "", "only the jobs this user submitted")
 	fl.BoolVar(&o.Mine, "mine", false, "only the jobs you submitted (the user the API server knows you as)")
 	fl.StringVarP(&o.Selector, "selector", "l", "", "label selector, passed to the API server (e.g. team=vision,tier!=dev)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(Outputs, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(append(Outputs, "jsonpath=", "go-template="), cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(strings.Split(strings.ToLower(stateNames()), ", "), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -112,10 +113,17 @@ func stateNames() string {
 
 // Validate checks the flags without reaching the cluster.
 func (o *Options) Validate() error {
+	tmpl, err := printers.ParseTemplate(o.Output)
+	if err != nil {
+		return err
+	}
+	o.Template = tmpl
 	switch o.Output {
 	case "", "wide", "json", "yaml", "name":
 	default:
-		return exit.UsageErrorf("--output %q: must be one of %s", o.Output, strings.Join(Outputs, ", "))
+		if tmpl == nil {
+			return exit.UsageErrorf("--output %q: must be one of %s, or %s", o.Output, strings.Join(Outputs, ", "), templateOutputs())
+		}
 	}
 	if o.Mine && o.User != "" {
 		return exit.UsageErrorf("--mine and --user %q: give one of them", o.User)
@@ -211,6 +219,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	now := o.Factory.Now()
+	if o.Template != nil {
+		return o.Template.Print(o.IO.Out, jobs.ListOf(res.Jobs, now))
+	}
 	switch o.Output {
 	case "json":
 		return printers.JSON(o.IO.Out, jobs.ListOf(res.Jobs, now))
@@ -305,4 +316,13 @@ func (o *Options) reportNotInstalled(missing []kinds.Kind) error {
 		}
 	}
 	return nil
+}
+
+// templateOutputs names the template outputs for messages.
+func templateOutputs() string {
+	names := make([]string, len(printers.TemplateOutputs))
+	for i, t := range printers.TemplateOutputs {
+		names[i] = t + "..."
+	}
+	return strings.Join(names, ", ")
 }

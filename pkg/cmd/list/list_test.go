@@ -241,3 +241,16 @@ func TestCompleteJobs(t *testing.T) {
 		t.Errorf("completions %q (%d), want %q", got, directive, want)
 	}
 }
+
+func TestListTemplates(t *testing.T) {
+	f, stdout, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	if err := execute(f, nil, "-A", "-o", `jsonpath={range .items[*]}{.jobKind}/{.name} {.status.state}{"\n"}{end}`); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "tf/mnist Running\n") || !strings.Contains(stdout.String(), "pytorch/resnet Queued\n") {
+		t.Errorf("stdout %q", stdout)
+	}
+	if err := execute(f, nil, "-o", "jsonpath={.items[0"); exit.Code(err) != exit.Usage {
+		t.Errorf("a bad template: %v", err)
+	}
+}

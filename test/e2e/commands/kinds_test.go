@@ -215,8 +215,8 @@ func TestKindsRunFromSubmitToDelete(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("wait --for succeeded: exit %d\n%s", r.Code, r.Stderr)
 			}
-			if j := getKind(t, ns, ref); j.Status.State != "Succeeded" {
-				t.Errorf("get after the pods ended: %s, want Succeeded", j.Status.State)
+			if r := easyai.Run(t, "get", "-n", ns, ref, "-o", "jsonpath={.status.state}").MustSucceed(t); r.Stdout != "Succeeded" {
+				t.Errorf("get -o jsonpath={.status.state} after the pods ended: %q, want Succeeded", r.Stdout)
 			}
 
 			easyai.Run(t, "delete", "-n", ns, ref, "--yes").MustSucceed(t)
