@@ -34,7 +34,7 @@ build() {
   log "$name: building (the first build takes minutes)"
   local start=$SECONDS tmp="$dir.tmp.$$"
   rm -rf "$tmp" && mkdir -p "$tmp"
-  (cd "$TOOLS_DIR/$name" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/" "$@") \
+  (cd "$TOOLS_DIR/$name" && CGO_ENABLED=0 GOFLAGS="${BUILD_GOFLAGS:-}" go build -trimpath -ldflags "$ldflags" -o "$tmp/" "$@") \
     || { rm -rf "$tmp"; die "$name: build failed"; }
   rm -rf "$dir" && mv "$tmp" "$dir"
   log "$name: built in $((SECONDS - start))s"
@@ -57,7 +57,36 @@ build etcd "$(etcd_bin_dir)" "-s -w" go.etcd.io/etcd/server/v3
 build kube "$(kube_bin_dir)" "$kube_ldflags" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
-build kwok "$(kwok_bin_dir)" "-s -w" sigs.k8s.io/kwok/cmd/kwok
+# patched_kwok DIR: a copy of kwok's module source in DIR with the project's
+# exit-code fix (tools/kwok/exitcode_patch.go), and a go.mod beside the
+# wrapper's that builds kwok from it. Prints the go.mod's path.
+patched_kwok() {
+  local dir=$1 version src
+  version=$(module_version "$TOOLS_DIR/kwok" sigs.k8s.io/kwok)
+  src=$(cd "$TOOLS_DIR/kwok" && go mod download -json "sigs.k8s.io/kwok@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$src" ] || die "kwok: no module source for $version"
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp -R "$src" "$dir/kwok" && chmod -R u+w "$dir/kwok"
+  local server=$dir/kwok/pkg/kwok/server
+  grep -v '^//go:build easyai_kwok_patch' "$TOOLS_DIR/kwok/exitcode_patch.go" >"$server/zz_easyai_exitcode.go"
+  local call='utilsexec\.Exec(ctx, cmd\[0\], cmd\[1:\]\.\.\.)'
+  [ "$(cat "$server/debugging_exec.go" "$server/debugging_exec_other.go" | grep -c "$call")" = 2 ] \
+    || die "kwok $version: the exec calls to patch are not where they were in v0.8.0"
+  sed -i "s/$call/exitCodeError(&)/" "$server/debugging_exec.go" "$server/debugging_exec_other.go"
+  cp "$TOOLS_DIR/kwok/go.mod" "$TOOLS_DIR/kwok/go.sum" "$dir/"
+  printf '\nreplace sigs.k8s.io/kwok => %s\n' "$dir/kwok" >>"$dir/go.mod"
+  echo "$dir/go.mod"
+}
+
+kwok_dir=$(kwok_bin_dir)
+if [ -x "$kwok_dir/kwok" ]; then
+  build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
+else
+  kwok_src=$EASYAI_CACHE_DIR/src/kwok
+  kwok_modfile=$(patched_kwok "$kwok_src") || exit 1
+  BUILD_GOFLAGS="-modfile=$kwok_modfile" build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
+  rm -rf "$kwok_src"
+fi
 build training-operator "$(training_operator_bin_dir)" "-s -w" .
 build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager

@@ -196,12 +196,10 @@ func TestExecRunsInAReplica(t *testing.T) {
 		t.Errorf("exec --task worker-1: stdout %q", res.Stdout)
 	}
 
-	// A real kubelet sends the exit code typed, and easyai exits with it; kwok
-	// only says "exit status 3" in an error message, so here easyai exits 1
-	// and prints that message: the assertion is a non-zero exit.
-	res = easyai.Run(t, "exec", "ex", "-n", ns, "--", "sh", "-c", "echo partial; exit 3")
-	if res.Code == 0 || res.Stdout != "partial\n" {
-		t.Errorf("a failing command: exit %d, stdout %q; want non-zero and its output", res.Code, res.Stdout)
+	// The remote command's exit code becomes easyai's, silently.
+	res = easyai.Run(t, "exec", "ex", "-n", ns, "--", "sh", "-c", "echo partial; exit 42")
+	if res.Code != 42 || res.Stdout != "partial\n" || strings.Contains(res.Stderr, "Error") {
+		t.Errorf("a failing command: exit %d, stdout %q, stderr %q; want 42, its output and no error", res.Code, res.Stdout, res.Stderr)
 	}
 
 	res = easyai.Run(t, "exec", "ex", "-n", ns, "--task", "ps-0", "--", "true")
@@ -236,7 +234,7 @@ func TestExecAllPrefixesTheLinesOfEveryReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = easyai.Run(t, "exec", "all-fail", "-n", ns, "--all", "--max-parallel", "1", "--", "cat", "whoami.txt")
-	if res.Code != 1 || !strings.Contains(res.Stderr, "the command failed in 1 of 2 replicas: worker-1") ||
+	if res.Code != 1 || !strings.Contains(res.Stderr, "the command failed in 1 of 2 replicas: worker-1 (exit code 1)") ||
 		!strings.Contains(res.Stdout, "[worker-0] I am worker-0\n") {
 		t.Errorf("--all with a failure: exit %d, stdout %q, stderr %q", res.Code, res.Stdout, res.Stderr)
 	}
