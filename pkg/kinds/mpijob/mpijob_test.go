@@ -7,7 +7,6 @@ import (
 	"time"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,7 +15,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/mpijob"
 )
 
@@ -26,16 +25,11 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // kind's values.
 func submitValues(t *testing.T, args ...string) (map[string]any, error) {
 	t.Helper()
-	fs := pflag.NewFlagSet("mpi", pflag.ContinueOnError)
-	workers := fs.Int("workers", 1, "number of workers")
-	values := mpijob.New().SubmitFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
+	values, fs, err := kindstest.SubmitValues(t, mpijob.New(), args...)
 	if u := fs.Lookup("workers").Usage; !strings.Contains(u, "worker pods") {
 		t.Errorf("--workers help %q does not say what it counts for MPI", u)
 	}
-	return values(kinds.SubmitCommon{Workers: *workers, Changed: func(f string) bool { return fs.Changed(f) }})
+	return values, err
 }
 
 func TestSubmitFlags(t *testing.T) {

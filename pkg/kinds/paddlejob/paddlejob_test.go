@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,19 +14,16 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 )
 
+// submitValues parses args as "easyai submit paddle" would and returns the
+// kind's values.
 func submitValues(t *testing.T, args ...string) (map[string]any, error) {
 	t.Helper()
-	fs := pflag.NewFlagSet("paddle", pflag.ContinueOnError)
-	workers := fs.Int("workers", 1, "number of workers")
-	values := paddlejob.New().SubmitFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return values(kinds.SubmitCommon{Workers: *workers, Changed: func(f string) bool { return fs.Changed(f) }})
+	values, _, err := kindstest.SubmitValues(t, paddlejob.New(), args...)
+	return values, err
 }
 
 func roles(master, worker any) map[string]any {

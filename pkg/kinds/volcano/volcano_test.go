@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,24 +15,15 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/volcano"
 )
 
 // values parses args as submit would and returns the kind's values.
 func values(t *testing.T, args ...string) (map[string]any, error) {
 	t.Helper()
-	fs := pflag.NewFlagSet("submit", pflag.ContinueOnError)
-	workers := fs.Int("workers", 1, "")
-	fs.Int("retry", 0, "")
-	kv := volcano.New().SubmitFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return kv(kinds.SubmitCommon{Workers: *workers, Changed: func(name string) bool {
-		f := fs.Lookup(name)
-		return f != nil && f.Changed
-	}})
+	v, _, err := kindstest.SubmitValues(t, volcano.New(), args...)
+	return v, err
 }
 
 func asJSON(t *testing.T, v any) string {

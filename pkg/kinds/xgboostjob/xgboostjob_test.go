@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,22 +14,19 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
 
+// submitValues parses args as "easyai submit xgboost" would and returns the
+// kind's values.
 func submitValues(t *testing.T, args ...string) (map[string]any, error) {
 	t.Helper()
-	fs := pflag.NewFlagSet("xgboost", pflag.ContinueOnError)
-	workers := fs.Int("workers", 1, "number of workers")
-	values := xgboostjob.New().SubmitFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
+	values, fs, err := kindstest.SubmitValues(t, xgboostjob.New(), args...)
 	if u := fs.Lookup("workers").Usage; !strings.Contains(u, "first being the master") {
 		t.Errorf("--workers help %q does not say what it counts for XGBoost", u)
 	}
-	return values(kinds.SubmitCommon{Workers: *workers, Changed: func(f string) bool { return fs.Changed(f) }})
+	return values, err
 }
 
 // TestSubmitFlags: --workers counts the nodes, the first being the master.
