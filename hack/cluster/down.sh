@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [ -d "$PID_DIR" ] || { log "not running"; exit 0; }
 
 # Reverse start order: the operators go before the API server they talk to.
-order=(training-operator vc-controller-manager vc-scheduler kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
+order=(training-operator vc-webhook-manager vc-controller-manager vc-scheduler kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
 
 # ours PID: the process still runs one of the cache's binaries (a PID file can
 # outlive its process, and the number be reused by another one).

@@ -40,6 +40,8 @@ TRAINING_OPERATOR_WEBHOOK_PORT=$(port 30443)
 VOLCANO_SCHEDULER_METRICS_PORT=$(port 30080)
 VOLCANO_SCHEDULER_HEALTH_PORT=$(port 30082)
 VOLCANO_CONTROLLER_HEALTH_PORT=$(port 30083)
+VOLCANO_WEBHOOK_PORT=$(port 30444)
+VOLCANO_WEBHOOK_HEALTH_PORT=$(port 30084)
 
 # EASYAI_CLUSTER_OPERATORS=none starts the cluster without the
 # training-operator and Volcano (CRDs still installed): objects then stay as

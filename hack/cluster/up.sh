@@ -61,6 +61,8 @@ wait_for() {
 https_ok() { curl -fsS --max-time 2 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/admin.crt" --key "$PKI_DIR/admin.key" "$1"; }
 http_ok() { curl -fsS --max-time 2 "$1"; }
 insecure_ok() { curl -fsSk --max-time 2 "$1"; }
+# answers URL: a TLS server answers there, with any HTTP status.
+answers() { curl -sk -o /dev/null --max-time 2 "$1"; }
 
 cat >"$KUBECONFIG_FILE" <<KUBECONFIG
 apiVersion: v1
@@ -116,9 +118,10 @@ apply_files "$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml \
   "$TRAINING_OPERATOR_SRC"/manifests/base/crds/kubeflow.org_*.yaml \
   "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml
 CA_BUNDLE=$(base64 -w0 <"$PKI_DIR/ca.crt")
-export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT
+export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT VOLCANO_WEBHOOK_PORT
 if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null
+  envsubst <"$MANIFESTS_DIR/volcano-webhooks.yaml" | kubectl apply -f - >/dev/null
 fi
 kubectl wait --for condition=Established --timeout 60s crd --all >/dev/null
 
@@ -157,6 +160,11 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   start vc-controller-manager "$VOLCANO_BIN/controller-manager" \
     --kubeconfig "$KUBECONFIG_FILE" --enable-healthz --healthz-address "$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT" \
     --leader-elect=false --logtostderr -v 2
+  start vc-webhook-manager "$VOLCANO_BIN/webhook-manager" \
+    --kubeconfig "$KUBECONFIG_FILE" --listen-address "$HOST" --port "$VOLCANO_WEBHOOK_PORT" \
+    --tls-cert-file "$PKI_DIR/webhook.crt" --tls-private-key-file "$PKI_DIR/webhook.key" --ca-cert-file "$PKI_DIR/ca.crt" \
+    --webhook-url "https://$HOST:$VOLCANO_WEBHOOK_PORT" --enabled-admission /jobs/mutate,/jobs/validate \
+    --enable-healthz --healthz-address "$HOST:$VOLCANO_WEBHOOK_HEALTH_PORT" --logtostderr -v 2
 
   log "starting the training-operator (gang scheduling through Volcano)"
   start training-operator "$TRAINING_OPERATOR_BIN/training-operator" \
@@ -173,6 +181,7 @@ wait_for kube-scheduler 60 insecure_ok "https://$HOST:$SCHEDULER_PORT/healthz"
 if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   wait_for vc-scheduler 60 http_ok "http://$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT/healthz"
   wait_for vc-controller-manager 60 http_ok "http://$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT/healthz"
+  wait_for vc-webhook-manager 60 answers "https://$HOST:$VOLCANO_WEBHOOK_PORT/jobs/validate"
   wait_for training-operator 60 http_ok "http://$HOST:$TRAINING_OPERATOR_PROBE_PORT/readyz"
   wait_for "volcano default queue" 60 kubectl get queue default
 fi

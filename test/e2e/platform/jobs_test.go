@@ -302,3 +302,28 @@ func TestVolcanoGangJobLargerThanTheClusterStaysPending(t *testing.T) {
 		}
 	}
 }
+
+// TestVolcanoAdmissionWebhooksRun: Volcano's job webhooks default a job
+// (queue, maxRetry) and refuse an invalid one, as on a cluster installed
+// with Volcano's chart.
+func TestVolcanoAdmissionWebhooksRun(t *testing.T) {
+	t.Parallel()
+	c, _, vc := clients(t)
+	ns := c.Namespace(t)
+	ctx := cluster.Context(t, time.Minute)
+
+	job := volcanoJob(ns, "defaulted", 1, 1, 0, nil)
+	job.Spec.Queue, job.Spec.MaxRetry = "", 0
+	got, err := vc.BatchV1alpha1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Queue != "default" || got.Spec.MaxRetry != 3 {
+		t.Errorf("the mutating webhook did not default the job: queue %q, maxRetry %d", got.Spec.Queue, got.Spec.MaxRetry)
+	}
+
+	_, err = vc.BatchV1alpha1().Jobs(ns).Create(ctx, volcanoJob(ns, "too-few", 2, 5, 0, nil), metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), "validatejob.volcano.sh") {
+		t.Errorf("a job whose minAvailable exceeds its replicas: %v, want the validating webhook's refusal", err)
+	}
+}
