@@ -168,7 +168,11 @@ func (f *Forwarder) Run(ctx context.Context) error {
 					ports[i].Local = got[i].Local
 				}
 			}
-			if !announced && f.Ready != nil {
+			if announced {
+				fmt.Fprintf(f.ErrOut, "Forwarding again to %s (pod %s)\n", r.Task, r.Pod)
+				return
+			}
+			if f.Ready != nil {
 				f.Ready(r, append([]PortSpec(nil), ports...))
 				announced = true
 			}

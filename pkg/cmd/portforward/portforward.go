@@ -51,7 +51,9 @@ says otherwise. Once ready, a "Forwarding http://ADDR:LOCAL -> TASK:REMOTE"
 line per port is printed on stdout.
 
 When the replica's pod goes away (restarted, rescheduled), easyai finds the
-replica's new pod and forwards to it, on the same local ports. Stop with Ctrl-C.`,
+replica's new pod and forwards to it, on the same local ports ("Forwarding
+again to TASK" on stderr once it does; until then the ports refuse
+connections). Stop with Ctrl-C.`,
 		Example: `  easyai port-forward mnist :6006
   easyai port-forward tf/mnist --task worker-1 8080:80 9090
   easyai port-forward mnist --address 0.0.0.0 6006`,

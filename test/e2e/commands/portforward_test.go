@@ -169,7 +169,7 @@ func TestPortForwardFollowsTheReplicaToItsNewPod(t *testing.T) {
 		return p.UID != old.UID && p.Status.Phase == corev1.PodRunning, nil
 	})
 	cluster.Eventually(t, 60*time.Second, "port-forward reconnected", func(context.Context) (bool, error) {
-		return strings.Contains(f.stderr.String(), "Reconnecting to worker-0"), nil
+		return strings.Contains(f.stderr.String(), "Forwarding again to worker-0"), nil
 	})
 	if body := httpGet(t, url+"/after", f); body != "worker-0 /after?" {
 		t.Errorf("GET through the same local port after the pod was replaced = %q; stderr: %s", body, f.stderr.String())
