@@ -64,7 +64,7 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	if d.Events, err = c.warnings(ctx, k, obj, d.Replicas, pods.Items); err != nil {
 		return nil, err
 	}
-	d.Events = dropPassedGangWaits(d.Events, d.Summary.Started)
+	d.Events = dropPassedGangWaits(d.Events, gangScheduledAt(d.Summary.Status.State, d.Replicas, pods.Items))
 	d.Request = request(obj)
 	d.Image, d.Command = whatItRuns(d.Request, obj, d.Replicas)
 	return d, nil
@@ -250,18 +250,56 @@ func podTemplates(obj *unstructured.Unstructured) []roleTemplate {
 // PodGroup, or its Volcano Job, while the gang waits to be scheduled.
 var gangWaitReasons = map[string]bool{"Unschedulable": true, "PodGroupPending": true}
 
+// gangScheduledAt is when the job's gang of pods was last scheduled: the
+// latest PodScheduled time of its current replicas' pods, when every one is
+// scheduled. A finished job's waits are all over (its pods may be gone):
+// the far future. nil: the gang still waits, or the job has no pods yet.
+func gangScheduledAt(state job.State, replicas []job.Replica, pods []corev1.Pod) *time.Time {
+	if state.Final() {
+		end := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+		return &end
+	}
+	byName := map[string]*corev1.Pod{}
+	for i := range pods {
+		byName[pods[i].Name] = &pods[i]
+	}
+	var latest *time.Time
+	for _, r := range replicas {
+		p := byName[r.Pod]
+		if p == nil {
+			return nil
+		}
+		scheduled := false
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue {
+				t := c.LastTransitionTime.Time
+				if latest == nil || t.After(*latest) {
+					latest = &t
+				}
+				scheduled = true
+			}
+		}
+		if !scheduled {
+			return nil
+		}
+	}
+	return latest
+}
+
 // dropPassedGangWaits leaves out the gang-scheduling waits last seen before
-// the job started: every gang job gets one ("0/0 tasks in gang
-// unschedulable") while its pods are being made, and once the job runs it
-// only says that it once waited. A job that has not started keeps them all:
-// they say why it waits.
-func dropPassedGangWaits(events []Event, started *time.Time) []Event {
-	if started == nil {
+// the job's gang was scheduled: every gang job gets some ("0/0 tasks in gang
+// unschedulable") while its pods are being made, and once they run they only
+// say that it once waited. A gang still waiting keeps them all: they say
+// why; so does a wait seen after the gang was scheduled (a restarted job
+// waiting again).
+func dropPassedGangWaits(events []Event, scheduled *time.Time) []Event {
+	if scheduled == nil {
 		return events
 	}
-	// Events are stamped to the second, and the last wait may be reported
-	// just after the pods started.
-	end := started.Add(2 * time.Second)
+	// Events and conditions are stamped to the second, by different
+	// components, and a controller may report the wait once more as the
+	// gang is being scheduled; a wait that goes on is reported again.
+	end := scheduled.Add(10 * time.Second)
 	out := events[:0:0]
 	for _, ev := range events {
 		if (ev.Object == "podgroup" || ev.Object == "job") && gangWaitReasons[ev.Reason] && !ev.LastSeen.After(end) {
