@@ -34,7 +34,7 @@ build() {
   log "$name: building (the first build takes minutes)"
   local start=$SECONDS tmp="$dir.tmp.$$"
   rm -rf "$tmp" && mkdir -p "$tmp"
-  (cd "$TOOLS_DIR/$name" && CGO_ENABLED=0 GOFLAGS="${BUILD_GOFLAGS:-}" go build -trimpath -ldflags "$ldflags" -o "$tmp/" "$@") \
+  (cd "$TOOLS_DIR/$name" && CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} ${BUILD_GOFLAGS:-}" go build -trimpath -ldflags "$ldflags" -o "$tmp/" "$@") \
     || { rm -rf "$tmp"; die "$name: build failed"; }
   rm -rf "$dir" && mv "$tmp" "$dir"
   log "$name: built in $((SECONDS - start))s"
