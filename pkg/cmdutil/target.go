@@ -5,6 +5,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
 // Replicas is what a command that acts in a job's replica pods (exec,
@@ -46,4 +47,9 @@ func ReplicaClients(f *Factory) (*Replicas, error) {
 		return nil, err
 	}
 	return &Replicas{Namespace: ns, Jobs: client, Config: config, Kube: kube}, nil
+}
+
+// Executor runs commands in the replicas' pods through the API server.
+func (r *Replicas) Executor() remote.Executor {
+	return &remote.APIExecutor{Config: r.Config, Kube: r.Kube}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -83,5 +84,20 @@ func TestTargetNotFoundListsWhatThereIs(t *testing.T) {
 	bare.Pods = nil
 	if _, err = bare.Target("tensorboard", ""); exit.Code(err) != exit.NotFound || !strings.Contains(err.Error(), "give a port number") {
 		t.Errorf("nothing named at all: %v", err)
+	}
+}
+
+func TestRunnableReplica(t *testing.T) {
+	j := jobWithEndpoints("")
+	j.Kind = pytorchjob.New()
+	var notes strings.Builder
+	r, err := j.RunnableReplica("", &notes)
+	if err != nil || r.Task != "master-0" || !strings.Contains(notes.String(), "Running in master-0 of pytorch/mnist") {
+		t.Errorf("default replica: %+v, %v, notes %q", r, err, notes.String())
+	}
+	notes.Reset()
+	j.Replicas[2].Phase = "Pending"
+	if _, err := j.RunnableReplica("worker-1", &notes); err == nil || notes.Len() != 0 {
+		t.Errorf("a pending replica asked for: %v, notes %q", err, notes.String())
 	}
 }

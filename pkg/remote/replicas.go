@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -60,4 +61,17 @@ func (j *Job) Choose(task string) (r job.Replica, note string, err error) {
 		note += fmt.Sprintf(" (replicas: %s; choose with --task)", strings.Join(tasks, ", "))
 	}
 	return r, note, nil
+}
+
+// RunnableReplica picks the replica a command runs in (Choose), says which
+// on notes when the user did not, and checks that its pod runs.
+func (j *Job) RunnableReplica(task string, notes io.Writer) (job.Replica, error) {
+	r, note, err := j.Choose(task)
+	if err != nil {
+		return r, err
+	}
+	if note != "" {
+		fmt.Fprintln(notes, note)
+	}
+	return r, Runnable(r)
 }

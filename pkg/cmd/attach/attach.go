@@ -82,7 +82,7 @@ func (o *Options) Complete() error {
 		return err
 	}
 	o.Namespace, o.Client = r.Namespace, r.Jobs
-	o.Executor = &remote.APIExecutor{Config: r.Config, Kube: r.Kube}
+	o.Executor = r.Executor()
 	return nil
 }
 
@@ -92,14 +92,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r, note, err := j.Choose(o.Task)
+	r, err := j.RunnableReplica(o.Task, o.IO.ErrOut)
 	if err != nil {
-		return err
-	}
-	if note != "" {
-		fmt.Fprintln(o.IO.ErrOut, note)
-	}
-	if err := remote.Runnable(r); err != nil {
 		return err
 	}
 	command := Shell

@@ -150,7 +150,7 @@ func (o *Options) Complete() error {
 		return err
 	}
 	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
-	o.Executor = &remote.APIExecutor{Config: r.Config, Kube: r.Kube}
+	o.Executor = r.Executor()
 	o.Backoff = transfer.DefaultBackoff
 	return nil
 }

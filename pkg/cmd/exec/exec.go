@@ -100,7 +100,7 @@ func (o *Options) Complete() error {
 		return err
 	}
 	o.Namespace, o.Client = r.Namespace, r.Jobs
-	o.Executor = &remote.APIExecutor{Config: r.Config, Kube: r.Kube}
+	o.Executor = r.Executor()
 	return nil
 }
 
@@ -113,14 +113,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.All {
 		return o.runAll(ctx, j)
 	}
-	r, note, err := j.Choose(o.Task)
+	r, err := j.RunnableReplica(o.Task, o.IO.ErrOut)
 	if err != nil {
-		return err
-	}
-	if note != "" {
-		fmt.Fprintln(o.IO.ErrOut, note)
-	}
-	if err := remote.Runnable(r); err != nil {
 		return err
 	}
 	s := remote.Streams{Stdout: o.IO.Out, Stderr: o.IO.ErrOut}

@@ -138,10 +138,15 @@ func (o *Options) Run(ctx context.Context) error {
 
 	f := o.Forwarder
 	f.Ports = []remote.PortSpec{{Local: uint16(o.LocalPort), Remote: uint16(target.Port)}}
+	found := j // the first connection uses the job just read
 	f.Resolve = func(ctx context.Context) (job.Replica, error) {
-		j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
-		if err != nil {
-			return job.Replica{Task: target.Task}, err
+		j := found
+		found = nil
+		if j == nil {
+			var err error
+			if j, err = remote.FindJob(ctx, o.Client, o.Namespace, o.Ref); err != nil {
+				return job.Replica{Task: target.Task}, err
+			}
 		}
 		return remote.FindReplica(j.Replicas, target.Task)
 	}
