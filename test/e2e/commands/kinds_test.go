@@ -135,6 +135,18 @@ func TestKindsRunFromSubmitToDelete(t *testing.T) {
 			}
 
 			easyai.Run(t, "wait", "-n", ns, ref, "--for", "running", "--timeout", "90s").MustSucceed(t)
+			// A job runs once some replicas do (MPI: its launcher); the checks
+			// below want every replica's pod running and counted by the operator.
+			for _, task := range k.tasks {
+				c.WaitPodPhase(t, ns, k.pod(name, task), "Running", 90*time.Second)
+			}
+			eventually(t, ref+" listed with every replica ready", func() string {
+				row := rows(t, "-n", ns)[name]
+				if len(row) < 4 || row[3] != fmt.Sprintf("%d/%d", len(k.tasks), len(k.tasks)) {
+					return fmt.Sprintf("row %q", row)
+				}
+				return ""
+			})
 
 			ctx := cluster.Context(t, time.Minute)
 			pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/job-name=" + name})
