@@ -130,7 +130,8 @@ start kube-controller-manager "$KUBE_BIN/kube-controller-manager" \
   --kubeconfig "$KUBECONFIG_FILE" --authentication-kubeconfig "$KUBECONFIG_FILE" --authorization-kubeconfig "$KUBECONFIG_FILE" \
   --bind-address "$HOST" --secure-port "$KCM_PORT" --leader-elect=false \
   --service-account-private-key-file "$PKI_DIR/sa.key" --root-ca-file "$PKI_DIR/ca.crt" \
-  --use-service-account-credentials=false --profiling=false
+  --use-service-account-credentials=false --profiling=false \
+  --cluster-signing-cert-file "$PKI_DIR/ca.crt" --cluster-signing-key-file "$PKI_DIR/ca.key"
 start kube-scheduler "$KUBE_BIN/kube-scheduler" \
   --kubeconfig "$KUBECONFIG_FILE" --authentication-kubeconfig "$KUBECONFIG_FILE" --authorization-kubeconfig "$KUBECONFIG_FILE" \
   --bind-address "$HOST" --secure-port "$SCHEDULER_PORT" --leader-elect=false --profiling=false
