@@ -34,12 +34,16 @@ goreleaser-check: ## Validate .goreleaser.yaml (goreleaser installed as a Go mod
 	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
 
 .PHONY: test
-test: ## Unit tests, then the end-to-end suite on the local cluster (started and stopped if none runs).
+test: ## Unit tests, bounded fuzzing, then the end-to-end suite on the local cluster (started and stopped if none runs).
 	hack/test.sh
 
 .PHONY: test-unit
 test-unit: ## Unit tests only (no cluster).
 	hack/test.sh unit
+
+.PHONY: test-fuzz
+test-fuzz: ## Run every fuzz target for EASYAI_FUZZTIME (15s) each.
+	hack/test.sh fuzz
 
 .PHONY: test-e2e
 test-e2e: ## End-to-end tests only (starts the local cluster if none runs).

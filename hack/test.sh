@@ -2,7 +2,7 @@
 # The project's test command (make test, and so CI): unit tests, then the
 # end-to-end suite against the local cluster, which it starts when none runs
 # and stops again afterwards. Prints how long each phase took.
-#   hack/test.sh [all|unit|e2e]
+#   hack/test.sh [all|unit|fuzz|e2e]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/lib.sh"
 cd "$REPO_ROOT"
@@ -42,8 +42,35 @@ unit() {
     go test -race -shuffle=on -count=1 ./...
 }
 
+# Every fuzz target (func FuzzX in a _test.go file) for a bounded time each
+# ($EASYAI_FUZZTIME, 15s by default). The unit phase already ran each seed
+# corpus; this phase looks for new inputs. A crash fails the run and go writes
+# the input under the package's testdata/fuzz/, to be committed with the fix.
+fuzz() {
+  local file dir target status=0
+  while IFS= read -r file; do
+    dir=./$(dirname "$file")
+    for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
+      echo "--- fuzz $dir $target" >&2
+      go test -run '^$' -fuzz "^${target}\$" -fuzztime "${EASYAI_FUZZTIME:-15s}" "$dir" || status=1
+    done
+  done < <(grep -rl --include='*_test.go' '^func Fuzz' cmd pkg | sort)
+  return $status
+}
+
+# The end-to-end suites. Those under test/e2e/disruptive restart parts of the
+# cluster (the API server), so they run alone, after the others.
 e2e() {
-  go test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... 2>&1 | tee "$EASYAI_CACHE_DIR/e2e.log"
+  local -a quiet disruptive
+  mapfile -t quiet < <(go list -tags e2e ./test/e2e/... | grep -v /test/e2e/disruptive)
+  mapfile -t disruptive < <(go list -tags e2e ./test/e2e/... | grep /test/e2e/disruptive || true)
+  {
+    go test -tags e2e -count=1 -timeout 30m -v "${quiet[@]}" &&
+      if [ ${#disruptive[@]} -gt 0 ]; then
+        go test -tags e2e -count=1 -timeout 15m -p 1 -v "${disruptive[@]}"
+      fi
+  } 2>&1 | tee "$EASYAI_CACHE_DIR/e2e.log"
+  return "${PIPESTATUS[0]}"
 }
 
 # Shows what the cluster's components logged last, for a failed CI run.
@@ -63,6 +90,8 @@ run_e2e() {
     started=1
   fi
   export KUBECONFIG=$KUBECONFIG_FILE
+  # The suites that restart a component find the cluster (and its scripts) by it.
+  export EASYAI_CLUSTER_DIR
   local status=0
   phase e2e e2e || status=$?
   if [ $status != 0 ] && [ $started = 1 ]; then dump_cluster_logs; fi
@@ -72,8 +101,9 @@ run_e2e() {
 
 mkdir -p "$EASYAI_CACHE_DIR"
 case "$mode" in
-  unit) phase checks checks; phase unit unit ;;
+  unit) phase checks checks && phase unit unit ;;
+  fuzz) phase fuzz fuzz ;;
   e2e) run_e2e ;;
-  all) phase checks checks; phase unit unit; run_e2e ;;
-  *) echo "usage: $0 [all|unit|e2e]" >&2; exit 2 ;;
+  all) phase checks checks && phase unit unit && phase fuzz fuzz && run_e2e ;;
+  *) echo "usage: $0 [all|unit|fuzz|e2e]" >&2; exit 2 ;;
 esac
