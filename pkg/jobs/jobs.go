@@ -6,16 +6,16 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
-	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -38,6 +38,8 @@ type Client struct {
 	// pages through, reading each job from JSON without the dynamic client's
 	// generic maps (docs/benchmarks.md); nil lists through Dynamic.
 	Raw rest.Interface
+	// Server is the API server's URL, for messages.
+	Server string
 }
 
 // Job is one job found in the cluster.
@@ -102,6 +104,12 @@ func IsNotFound(err error) bool { return exit.Code(err) == exit.NotFound }
 // kind at once: a kind the cluster does not serve is skipped, a name found in
 // two kinds is an error asking for one. With a kind that is not installed the
 // error says which operator to install.
+//
+// A kind the user may not read does not hide the job found in another; but
+// "not found" is said only when no kind was refused: when every kind was,
+// the one error says the user may not read jobs in the namespace. Any other
+// failure is one error, of the first kind in the registry's order, so that a
+// dead cluster is one line, the same on every run.
 func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kind, *unstructured.Unstructured, error) {
 	if ref.Kind != nil {
 		obj, err := c.get(ctx, ref.Kind, namespace, ref.Name)
@@ -109,9 +117,20 @@ func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kin
 		case err == nil:
 			return ref.Kind, obj, nil
 		case kube.NotInstalled(err):
+			if err := c.checkServer(); err != nil {
+				return nil, nil, err
+			}
 			return nil, nil, kube.NotInstalledError(ref.Kind)
 		case apierrors.IsNotFound(err):
-			return nil, nil, notFound(ref, namespace)
+			return nil, nil, c.notFound(ref, namespace)
+		case kube.Refused(err):
+			return nil, nil, kube.RefusedEverywhere("read", ref.Kind.Resource().Resource, "get", namespace,
+				[]schema.GroupResource{ref.Kind.Resource().GroupResource()}, err)
+		case kube.Garbled(err):
+			if err := c.checkServer(); err != nil {
+				return nil, nil, err
+			}
+			fallthrough
 		default:
 			return nil, nil, fmt.Errorf("getting %s: %w", ref, err)
 		}
@@ -119,35 +138,34 @@ func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kin
 	all := c.Kinds.All()
 	objs := make([]*unstructured.Unstructured, len(all))
 	errs := make([]error, len(all))
-	g, gctx := errgroup.WithContext(ctx)
+	var wg sync.WaitGroup
 	for i, k := range all {
-		g.Go(func() error {
-			objs[i], errs[i] = c.get(gctx, k, namespace, ref.Name)
-			if errs[i] != nil && (apierrors.IsNotFound(errs[i]) || kube.NotInstalled(errs[i])) {
-				errs[i] = nil
-			}
-			return nil
-		})
+		wg.Go(func() { objs[i], errs[i] = c.get(ctx, k, namespace, ref.Name) })
 	}
-	_ = g.Wait()
-	var found []int
-	for i := range all {
-		if objs[i] != nil && errs[i] == nil {
-			found = append(found, i)
-		}
-	}
-	var failure error
+	wg.Wait()
+	var found, refused []int
+	answered := 0 // kinds that said "not found"
 	for i, err := range errs {
-		// Not being allowed to read one kind must not hide the job in another.
-		if err != nil && !(len(found) == 1 && apierrors.IsForbidden(err)) {
-			failure = errors.Join(failure, fmt.Errorf("getting %s/%s: %w", all[i].Name(), ref.Name, err))
+		switch {
+		case err == nil:
+			found = append(found, i)
+		case kube.NotInstalled(err):
+		case apierrors.IsNotFound(err):
+			answered++
+		case kube.Refused(err):
+			refused = append(refused, i)
+		case kube.Garbled(err):
+			if err := c.checkServer(); err != nil {
+				return nil, nil, err
+			}
+			fallthrough
+		default:
+			return nil, nil, fmt.Errorf("getting %s/%s: %w", all[i].Name(), ref.Name, err)
 		}
 	}
 	switch {
-	case failure != nil:
-		return nil, nil, failure
-	case len(found) == 0:
-		return nil, nil, notFound(ref, namespace)
+	case len(found) == 1:
+		return all[found[0]], objs[found[0]], nil
 	case len(found) > 1:
 		var names []string
 		for _, i := range found {
@@ -155,8 +173,40 @@ func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kin
 		}
 		return nil, nil, exit.UsageErrorf("there are %d jobs named %s in namespace %s (%s): name one as KIND/NAME or with --kind",
 			len(found), ref.Name, namespace, strings.Join(names, ", "))
+	case len(refused) > 0:
+		resources := make([]schema.GroupResource, len(refused))
+		for j, i := range refused {
+			resources[j] = all[i].Resource().GroupResource()
+		}
+		if answered == 0 {
+			return nil, nil, kube.RefusedEverywhere("read", "jobs", "get", namespace, resources, errs[refused[0]])
+		}
+		return nil, nil, exit.WithHint(&kube.RefusedError{
+			Message: fmt.Sprintf("job %s not found in namespace %s among the kinds you may read; you may not read %s there",
+				ref, namespace, kube.GroupResources(resources)),
+			Err: errs[refused[0]],
+		}, kube.DoctorHint(namespace))
 	}
-	return all[found[0]], objs[found[0]], nil
+	return nil, nil, c.notFound(ref, namespace)
+}
+
+// notFound is the error of a job that does not exist (exit 3), unless the
+// server is no Kubernetes API server (a plain web server's 404 for every
+// path is no job's absence).
+func (c *Client) notFound(ref Ref, namespace string) error {
+	if err := c.checkServer(); err != nil {
+		return err
+	}
+	return notFound(ref, namespace)
+}
+
+// checkServer tells whether the server is a Kubernetes API server at all,
+// when Kube is set (kube.CheckAPIServer).
+func (c *Client) checkServer() error {
+	if c.Kube == nil {
+		return nil
+	}
+	return kube.CheckAPIServer(c.Kube.Discovery(), c.Server)
 }
 
 func (c *Client) get(ctx context.Context, k kinds.Kind, namespace, name string) (*unstructured.Unstructured, error) {

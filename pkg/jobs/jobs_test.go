@@ -228,14 +228,65 @@ func TestListSkipsKindsNotInstalled(t *testing.T) {
 	}
 }
 
-func TestListFailsOnOtherErrors(t *testing.T) {
+// A kind the user may not list is skipped: the jobs of the others are
+// listed (one kind's 403 does not cancel the other LISTs).
+func TestListSkipsKindsRefused(t *testing.T) {
+	dyn := jobstest.Dynamic(fixtures()...)
+	jobstest.Refuse(dyn, "list", "tfjobs")
+	jobstest.Refuse(dyn, "list", "colossalaijobs")
+	res, err := (&jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}).List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(res.Jobs); !reflect.DeepEqual(got, []string{"team-a/pytorch/resnet:Queued"}) {
+		t.Errorf("jobs %v, want the PyTorchJob", got)
+	}
+	var refused []string
+	for _, k := range res.Refused {
+		refused = append(refused, k.Name())
+	}
+	if !reflect.DeepEqual(refused, []string{"colossalai", "tf"}) {
+		t.Errorf("refused %v, want colossalai and tf", refused)
+	}
+}
+
+// Only when every kind is refused does List fail: one error naming the
+// namespace and what is missing, pointing at easyai doctor.
+func TestListFailsWhenEveryKindIsRefused(t *testing.T) {
+	dyn := jobstest.Dynamic(fixtures()...)
+	jobstest.Refuse(dyn, "list", "*")
+	jobstest.NotInstalled(dyn, "colossalaijobs")
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	_, err := c.List(ctx, jobs.ListOptions{Namespace: "team-b"})
+	want := "you may not list jobs in namespace team-b: list is forbidden on jaxjobs.kubeflow.org, jobs.batch.volcano.sh, " +
+		"mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, xgboostjobs.kubeflow.org"
+	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || !apierrors.IsForbidden(err) {
+		t.Fatalf("err %v (exit %d)\nwant %s", err, exit.Code(err), want)
+	}
+	if hint := exit.Hint(err); hint != `"easyai doctor -n team-b" shows what you may do there, and what you may not` {
+		t.Errorf("hint %q", hint)
+	}
+	_, err = c.List(ctx, jobs.ListOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), "you may not list jobs across namespaces: list is forbidden on ") ||
+		!strings.Contains(exit.Hint(err), "-n NAMESPACE") {
+		t.Errorf("list -A: %v (hint %q)", err, exit.Hint(err))
+	}
+}
+
+// Any other failure is one error, of the first kind in the registry's
+// order, the same on every run.
+func TestListFailsOnOtherErrorsWithOneError(t *testing.T) {
 	dyn := jobstest.Dynamic()
-	dyn.PrependReactor("list", "tfjobs", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "kubeflow.org", Resource: "tfjobs"}, "", errors.New("no"))
+	dyn.PrependReactor("list", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, fmt.Errorf("Get \"https://127.0.0.1:1/apis/x/%s\": dial tcp 127.0.0.1:1: connect: connection refused", a.GetResource().Resource)
 	})
-	_, err := (&jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}).List(ctx, jobs.ListOptions{Namespace: "team-a"})
-	if err == nil || !strings.Contains(err.Error(), "listing TFJob") || !apierrors.IsForbidden(err) {
-		t.Errorf("err = %v, want the forbidden LIST of TFJobs", err)
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	for range 5 {
+		_, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+		want := `listing ColossalAIJob: Get "https://127.0.0.1:1/apis/x/colossalaijobs": dial tcp 127.0.0.1:1: connect: connection refused`
+		if err == nil || err.Error() != want {
+			t.Fatalf("err %v\nwant %s", err, want)
+		}
 	}
 }
 
@@ -337,6 +388,57 @@ func TestFindKeepsAJobWhenAnotherKindIsForbidden(t *testing.T) {
 	}
 	if _, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "ghost"}); !apierrors.IsForbidden(err) {
 		t.Errorf("Find(ghost) = %v, want the forbidden error: the job may be a PyTorchJob", err)
+	}
+}
+
+// A job in namespace the user may not read is "forbidden" in one line, not
+// one per kind and not "not found"; "not found" is said only when no kind
+// was refused.
+func TestFindWhenKindsAreRefused(t *testing.T) {
+	dyn := jobstest.Dynamic(fixtures()...)
+	jobstest.Refuse(dyn, "get", "*")
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	_, _, err := c.Find(ctx, "team-b", jobs.Ref{Name: "a1"})
+	want := "you may not read jobs in namespace team-b: get is forbidden on colossalaijobs.batch.tensorstack.dev, jaxjobs.kubeflow.org, " +
+		"jobs.batch.volcano.sh, mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, xgboostjobs.kubeflow.org"
+	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || !apierrors.IsForbidden(err) {
+		t.Errorf("Find(a1) = %v (exit %d)\nwant %s", err, exit.Code(err), want)
+	}
+	if !strings.Contains(exit.Hint(err), "easyai doctor -n team-b") {
+		t.Errorf("hint %q", exit.Hint(err))
+	}
+	_, _, err = c.Find(ctx, "team-b", jobs.Ref{Kind: kind(t, "tf"), Name: "a1"})
+	if err == nil || err.Error() != "you may not read tfjobs in namespace team-b: get is forbidden on tfjobs.kubeflow.org" || exit.Code(err) != exit.Error {
+		t.Errorf("Find(tf/a1) = %v (exit %d)", err, exit.Code(err))
+	}
+
+	dyn = jobstest.Dynamic(fixtures()...)
+	jobstest.Refuse(dyn, "get", "colossalaijobs")
+	c = &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	_, _, err = c.Find(ctx, "team-a", jobs.Ref{Name: "ghost"})
+	want = "job ghost not found in namespace team-a among the kinds you may read; you may not read colossalaijobs.batch.tensorstack.dev there"
+	if err == nil || err.Error() != want || exit.Code(err) != exit.Error {
+		t.Errorf("Find(ghost) = %v (exit %d)\nwant %s", err, exit.Code(err), want)
+	}
+	if k, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+		t.Errorf("Find(mnist) = %v, %v", k, err)
+	}
+}
+
+// A failure that is not an answer (a dead cluster) is one error, of the
+// same kind on every run.
+func TestFindFailsWithOneError(t *testing.T) {
+	dyn := jobstest.Dynamic()
+	dyn.PrependReactor("get", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, fmt.Errorf("dial tcp 127.0.0.1:1: connect: connection refused (%s)", a.GetResource().Resource)
+	})
+	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	for range 5 {
+		_, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "a1"})
+		want := "getting colossalai/a1: dial tcp 127.0.0.1:1: connect: connection refused (colossalaijobs)"
+		if err == nil || err.Error() != want {
+			t.Fatalf("Find(a1) = %v\nwant %s", err, want)
+		}
 	}
 }
 

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
-	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -116,38 +117,62 @@ type ListResult struct {
 	// NotInstalled are the kinds whose API the cluster does not serve; they
 	// were skipped.
 	NotInstalled []kinds.Kind
+	// Refused are the kinds the API server would not list for the user
+	// (403); they were skipped, and the jobs of the others are listed.
+	Refused []kinds.Kind
 }
 
 // List lists the jobs of every kind asked for: one paginated LIST per kind,
 // all kinds at once, and nothing else (no pods, no call per job); each job's
 // state, workers and GPUs come from the job object (Kind.Summarize).
+//
+// A kind the cluster does not serve, or the user may not list, is skipped
+// (ListResult says which) without stopping the others; List fails when
+// every kind was refused (a kube.RefusedError naming the namespace and what
+// is missing), or for any other error (one, of the first kind in the
+// registry's order, so that a dead cluster is one line, the same each run).
 func (c *Client) List(ctx context.Context, opts ListOptions) (*ListResult, error) {
 	ks := opts.Kinds
 	if len(ks) == 0 {
 		ks = c.Kinds.All()
 	}
 	perKind := make([][]Job, len(ks))
-	notInstalled := make([]bool, len(ks))
-	g, gctx := errgroup.WithContext(ctx)
+	errs := make([]error, len(ks))
+	var wg sync.WaitGroup
 	for i, k := range ks {
-		g.Go(func() error {
-			js, err := c.listKind(gctx, k, &opts)
-			if kube.NotInstalled(err) {
-				notInstalled[i] = true
-				return nil
-			}
-			perKind[i] = js
-			return err
-		})
+		wg.Go(func() { perKind[i], errs[i] = c.listKind(ctx, k, &opts) })
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+	wg.Wait()
 	res := &ListResult{}
+	var refused []schema.GroupResource
+	var firstRefusal error
 	for i, k := range ks {
-		res.Jobs = append(res.Jobs, perKind[i]...)
-		if notInstalled[i] {
+		switch err := errs[i]; {
+		case err == nil:
+			res.Jobs = append(res.Jobs, perKind[i]...)
+		case kube.NotInstalled(err):
 			res.NotInstalled = append(res.NotInstalled, k)
+		case kube.Refused(err):
+			res.Refused = append(res.Refused, k)
+			refused = append(refused, k.Resource().GroupResource())
+			if firstRefusal == nil {
+				firstRefusal = err
+			}
+		case kube.Garbled(err):
+			if err := c.checkServer(); err != nil {
+				return nil, err
+			}
+			return nil, err
+		default:
+			return nil, err
+		}
+	}
+	if len(res.Refused) > 0 && len(res.Refused)+len(res.NotInstalled) == len(ks) {
+		return nil, kube.RefusedEverywhere("list", "jobs", "list", opts.Namespace, refused, firstRefusal)
+	}
+	if len(res.NotInstalled) == len(ks) {
+		if err := c.checkServer(); err != nil {
+			return nil, err
 		}
 	}
 	sortJobs(res.Jobs)
@@ -161,7 +186,7 @@ func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions) 
 	for {
 		items, next, err := c.listPage(ctx, k, opts.Namespace, list)
 		if err != nil {
-			if kube.NotInstalled(err) {
+			if kube.NotInstalled(err) || kube.Refused(err) {
 				return nil, err
 			}
 			return nil, fmt.Errorf("listing %s: %w", k.GroupVersionKind().Kind, err)
@@ -207,9 +232,12 @@ func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, o
 	if opts.Continue != "" {
 		req = req.Param("continue", opts.Continue)
 	}
-	data, err := req.DoRaw(ctx)
+	// Result.Error decodes a failure's body into the API server's Status
+	// (DoRaw would say "unknown" for any JSON answer).
+	result := req.Do(ctx)
+	data, err := result.Raw()
 	if err != nil {
-		return nil, "", err
+		return nil, "", result.Error()
 	}
 	var page struct {
 		Metadata struct {

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,12 +14,16 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
 // TestListThroughRawPages serves LIST pages over HTTP, as the API server
@@ -96,5 +101,95 @@ func TestListThroughRawPages(t *testing.T) {
 		if !strings.Contains(r, "limit=500") {
 			t.Errorf("request %s without limit=500", r)
 		}
+	}
+}
+
+// rawClient is the jobs client of easyai's real configuration on server:
+// the raw page client, the dynamic client and the typed clientset.
+func rawClient(t *testing.T, server string) *jobs.Client {
+	t.Helper()
+	cfg := &rest.Config{Host: server, QPS: 100, Burst: 100}
+	rawConfig := rest.CopyConfig(cfg)
+	rawConfig.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	raw, err := rest.UnversionedRESTClientFor(rawConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &jobs.Client{Raw: raw, Dynamic: dynamic.NewForConfigOrDie(cfg), Kube: kubernetes.NewForConfigOrDie(cfg),
+		Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu", Server: server}
+}
+
+// status writes an API server's Status answer.
+func status(w http.ResponseWriter, code int, reason, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+		"status": "Failure", "message": message, "reason": reason, "code": code})
+}
+
+// A refused LIST on the raw path is the API server's Status (never
+// "unknown"): the kind is skipped; an error of another kind carries the
+// server's message.
+func TestListThroughRawPagesDecodesStatus(t *testing.T) {
+	var failTF bool
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/apis/batch.tensorstack.dev/v1beta1/namespaces/team-a/colossalaijobs":
+			status(w, 403, "Forbidden", `colossalaijobs.batch.tensorstack.dev is forbidden: User "alice" cannot list resource "colossalaijobs" in API group "batch.tensorstack.dev" in the namespace "team-a"`)
+		case r.URL.Path == "/apis/kubeflow.org/v1/namespaces/team-a/tfjobs" && failTF:
+			status(w, 500, "InternalError", "etcdserver: request timed out")
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"apiVersion":"v1","kind":"List","metadata":{},"items":[]}`)
+		}
+	}))
+	defer server.Close()
+	c := rawClient(t, server.URL)
+	res, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Refused) != 1 || res.Refused[0].Name() != "colossalai" {
+		t.Errorf("refused %v, want colossalai", res.Refused)
+	}
+	failTF = true
+	_, err = c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	if err == nil || err.Error() != "listing TFJob: etcdserver: request timed out" {
+		t.Errorf("err %v, want the server's message", err)
+	}
+}
+
+// A plain web server (a 404 page for every path) is not a cluster without
+// the operators, nor a cluster without the job: easyai says it is no
+// Kubernetes API server.
+func TestPlainWebServerIsNoAPIServer(t *testing.T) {
+	server := httptest.NewServer(http.NotFoundHandler())
+	defer server.Close()
+	c := rawClient(t, server.URL)
+	_, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	want := "the server at " + server.URL + " is not a Kubernetes API server (GET /version: the server could not find the requested resource)"
+	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || exit.Hint(err) == "" {
+		t.Errorf("list: %v (exit %d)\nwant %s", err, exit.Code(err), want)
+	}
+	_, _, err = c.Find(ctx, "team-a", jobs.Ref{Name: "x"})
+	if err == nil || err.Error() != want || exit.Code(err) != exit.Error {
+		t.Errorf("find: %v (exit %d), want %s", err, exit.Code(err), want)
+	}
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>It works!</body></html>")
+	}))
+	defer html.Close()
+	for _, find := range []jobs.Ref{{Name: "x"}, {Kind: kind(t, "tf"), Name: "x"}} {
+		_, _, err = rawClient(t, html.URL).Find(ctx, "team-a", find)
+		var notAPI *kube.NotAPIServerError
+		if !errors.As(err, &notAPI) || exit.Code(err) != exit.Error {
+			t.Errorf("find %s on a server answering HTML: %v (exit %d)", find, err, exit.Code(err))
+		}
+	}
+	_, err = rawClient(t, html.URL).List(ctx, jobs.ListOptions{})
+	var notAPI *kube.NotAPIServerError
+	if !errors.As(err, &notAPI) {
+		t.Errorf("list on a server answering HTML: %v", err)
 	}
 }

@@ -345,3 +345,20 @@ func TestGetTemplates(t *testing.T) {
 		}
 	}
 }
+
+// A job in a namespace the user may not read: one line saying so (exit 1),
+// not a "forbidden" line per kind and not "not found".
+func TestGetInANamespaceRefused(t *testing.T) {
+	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
+	jobstest.Refuse(dyn, "get", "*")
+	f, stdout, _ := jobstest.Factory(t, false, dyn, nil)
+	err := execute(f, nil, "a1")
+	if exit.Code(err) != exit.Error || strings.Count(err.Error(), "\n") != 0 ||
+		!strings.HasPrefix(err.Error(), "you may not read jobs in namespace team-a: get is forbidden on ") ||
+		!strings.Contains(exit.Hint(err), "easyai doctor -n team-a") {
+		t.Errorf("get a1: %v (exit %d, hint %q)", err, exit.Code(err), exit.Hint(err))
+	}
+	if stdout.String() != "" {
+		t.Errorf("stdout %q", stdout)
+	}
+}

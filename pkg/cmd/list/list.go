@@ -66,6 +66,10 @@ gang), Pending, Running, Succeeded, Failed, Suspended or Unknown. WORKERS is
 replicas running of replicas asked for, over every role. Both come from the
 job objects alone: list makes one request per kind and none per job.
 
+A kind you may not list (RBAC) is skipped with a warning on stderr, and the
+jobs of the others are listed; list fails only when you may list no kind
+there ("easyai doctor" shows what you may do).
+
 On a terminal the jobs are a table; otherwise each job is one line of
 tab-separated columns without a header. -o json and -o yaml print a JobList
 document (docs/output.md); -o name prints KIND/NAME lines.`,
@@ -218,6 +222,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.reportNotInstalled(res.NotInstalled); err != nil {
 		return err
 	}
+	o.reportRefused(res.Refused)
 	now := o.Factory.Now()
 	if o.Template != nil {
 		return o.Template.Print(o.IO.Out, jobs.ListOf(res.Jobs, now))
@@ -316,6 +321,18 @@ func (o *Options) reportNotInstalled(missing []kinds.Kind) error {
 		}
 	}
 	return nil
+}
+
+// reportRefused says, one line each, which kinds the user may not list:
+// they were skipped, and the jobs of the others are listed.
+func (o *Options) reportRefused(refused []kinds.Kind) {
+	where := "in " + o.Namespace
+	if o.AllNamespaces {
+		where = "across namespaces"
+	}
+	for _, k := range refused {
+		fmt.Fprintf(o.IO.ErrOut, "Warning: cannot list %s %s: forbidden\n", k.Resource().Resource, where)
+	}
 }
 
 // templateOutputs names the template outputs for messages.

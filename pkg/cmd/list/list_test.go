@@ -254,3 +254,40 @@ func TestListTemplates(t *testing.T) {
 		t.Errorf("a bad template: %v", err)
 	}
 }
+
+// A namespace-scoped user: the kinds she may read are listed (exit 0), each
+// refused kind is one line on stderr.
+func TestListSkipsKindsRefused(t *testing.T) {
+	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
+	jobstest.Refuse(dyn, "list", "colossalaijobs")
+	jobstest.Refuse(dyn, "list", "jobs")
+	f, stdout, stderr := jobstest.Factory(t, false, dyn, nil)
+	if err := execute(f, nil, "-o", "name"); err != nil {
+		t.Fatal(err)
+	}
+	want := "Warning: cannot list colossalaijobs in team-a: forbidden\nWarning: cannot list jobs in team-a: forbidden\n"
+	if stdout.String() != "pytorch/resnet\ntf/mnist\ntf/old\n" || stderr.String() != want {
+		t.Errorf("stdout %q\nstderr %q\nwant   %q", stdout, stderr, want)
+	}
+}
+
+// Refused everything: exit 1 naming the namespace and what is missing; -A
+// without cluster-wide rights says so, with the hint to use -n.
+func TestListWhenEveryKindIsRefused(t *testing.T) {
+	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
+	jobstest.Refuse(dyn, "list", "*")
+	f, stdout, stderr := jobstest.Factory(t, false, dyn, nil)
+	err := execute(f, nil)
+	if exit.Code(err) != exit.Error || !strings.HasPrefix(err.Error(), "you may not list jobs in namespace team-a: list is forbidden on colossalaijobs.batch.tensorstack.dev, ") ||
+		!strings.Contains(exit.Hint(err), "easyai doctor -n team-a") {
+		t.Errorf("list: %v (exit %d, hint %q)", err, exit.Code(err), exit.Hint(err))
+	}
+	err = execute(f, nil, "-A")
+	if exit.Code(err) != exit.Error || !strings.HasPrefix(err.Error(), "you may not list jobs across namespaces: ") ||
+		!strings.HasPrefix(exit.Hint(err), "name a namespace you may read with -n NAMESPACE") {
+		t.Errorf("list -A: %v (exit %d, hint %q)", err, exit.Code(err), exit.Hint(err))
+	}
+	if stdout.String() != "" || stderr.String() != "" {
+		t.Errorf("stdout %q, stderr %q", stdout, stderr)
+	}
+}

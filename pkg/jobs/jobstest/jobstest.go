@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -330,4 +331,15 @@ func Factory(t testing.TB, tty bool, dyn dynamic.Interface, kube kubernetes.Inte
 		return kubepkg.WhoAmI(ctx, kube, clientcmd.NewDefaultClientConfig(clientcmdapi.Config{}, nil), "")
 	}
 	return f, stdout, stderr
+}
+
+// Refuse makes the fake client answer verb ("list", "get", or "*") on
+// resource ("tfjobs", or "*" for every one) as an API server answers a user
+// without that permission: 403 Forbidden.
+func Refuse(c *dynamicfake.FakeDynamicClient, verb, resource string) {
+	c.PrependReactor(verb, resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
+		gvr := a.GetResource()
+		reason := fmt.Errorf("User %q cannot %s resource %q in API group %q in the namespace %q", "alice", a.GetVerb(), gvr.Resource, gvr.Group, a.GetNamespace())
+		return true, nil, apierrors.NewForbidden(gvr.GroupResource(), "", reason)
+	})
 }
