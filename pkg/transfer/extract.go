@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"archive/tar"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,9 +14,23 @@ import (
 	"time"
 )
 
-// partialSuffix names the file an entry is written to before it is complete;
-// it is renamed over the entry's name once all its bytes have arrived.
+// partialSuffix, followed by a random part, names the file an entry is
+// written to before it is complete; it is renamed over the entry's name once
+// all its bytes have arrived. Archive entries carrying it are refused, and
+// the random part keeps the archive from choosing the name anyway.
 const partialSuffix = ".easyai-partial"
+
+// limitError is a download stopped by --max-bytes or --max-files.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+
+// written is a file this download wrote: an archive read again skips it
+// when its entry has the same size and modification time.
+type written struct {
+	size  int64
+	mtime time.Time
+}
 
 // streamError is a failure to read the archive (the exec stream broke), as
 // opposed to a failure to write locally: only the first is retried.
@@ -36,12 +52,19 @@ type extractor struct {
 	warn        func(format string, args ...any)
 	progress    func(n int)
 
-	// done are the local files complete in this download, with their size:
-	// a stream that starts over skips them.
-	done map[string]int64
+	// done are the local regular files complete in this download: a stream
+	// that starts over skips them, and only they may be hard-link targets.
+	done map[string]written
 	// links are the symlinks this download made; refusedLinks those it
 	// refused to make (nothing is written beneath either).
 	links, refusedLinks map[string]bool
+
+	// maxBytes bounds the bytes written (<= 0: no bound); maxEntries the
+	// different entry names the archive may hold (<= 0: no bound).
+	maxBytes   int64
+	maxEntries int
+	// seen are the entry names read, for maxEntries.
+	seen map[string]struct{}
 
 	files, refused int
 	bytes          int64
@@ -53,7 +76,8 @@ func newExtractor(root *os.Root, strip, into string, warn func(string, ...any), 
 	}
 	return &extractor{
 		root: root, strip: strip, into: into, warn: warn, progress: progress,
-		done: map[string]int64{}, links: map[string]bool{}, refusedLinks: map[string]bool{},
+		done: map[string]written{}, links: map[string]bool{}, refusedLinks: map[string]bool{},
+		seen: map[string]struct{}{},
 	}
 }
 
@@ -75,6 +99,9 @@ func (x *extractor) localName(name string) (string, error) {
 	for _, part := range strings.Split(name, "/") {
 		if part == ".." {
 			return "", errors.New(`a ".." component leaves the destination`)
+		}
+		if strings.Contains(part, partialSuffix) {
+			return "", fmt.Errorf("names with %q are easyai's own temporary files", partialSuffix)
 		}
 	}
 	clean := path.Clean(name)
@@ -126,6 +153,12 @@ func (x *extractor) checkParents(local string) error {
 // warned about and skipped (their content discarded); the error is a
 // *streamError when the archive could not be read, else a local failure.
 func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
+	if _, ok := x.seen[hdr.Name]; !ok {
+		if x.maxEntries > 0 && len(x.seen) >= x.maxEntries {
+			return &limitError{fmt.Sprintf("the archive holds more than --max-files %d entries; the download stopped at %q", x.maxEntries, hdr.Name)}
+		}
+		x.seen[hdr.Name] = struct{}{}
+	}
 	local, err := x.localName(hdr.Name)
 	if err != nil {
 		x.refuse(hdr.Name, err.Error())
@@ -135,10 +168,16 @@ func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
 		x.refuse(hdr.Name, err.Error())
 		return nil
 	}
+	if isSparse(hdr) {
+		// tar writes them only when asked (-S); expanded, a small archive
+		// could fill the disk.
+		x.refuse(hdr.Name, "sparse files are not copied")
+		return nil
+	}
 	switch hdr.Typeflag {
 	case tar.TypeDir:
 		return x.dir(hdr, local)
-	case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+	case tar.TypeReg, tar.TypeRegA:
 		return x.file(hdr, local, r)
 	case tar.TypeSymlink:
 		return x.symlink(hdr, local)
@@ -151,6 +190,19 @@ func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
 		x.refuse(hdr.Name, fmt.Sprintf("entries of type %q are not copied", hdr.Typeflag))
 		return nil
 	}
+}
+
+// isSparse says the entry is a GNU sparse file, of the old format or PAX's.
+func isSparse(hdr *tar.Header) bool {
+	if hdr.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 func (x *extractor) dir(hdr *tar.Header, local string) error {
@@ -179,7 +231,7 @@ func (x *extractor) file(hdr *tar.Header, local string, r io.Reader) error {
 		x.refuse(hdr.Name, "a file cannot replace the destination directory")
 		return nil
 	}
-	if size, ok := x.done[local]; ok && size == hdr.Size {
+	if w, ok := x.done[local]; ok && w.size == hdr.Size && w.mtime.Equal(hdr.ModTime) {
 		// Complete from an earlier attempt: its bytes are skipped, not rewritten.
 		return nil
 	}
@@ -187,8 +239,11 @@ func (x *extractor) file(hdr *tar.Header, local string, r io.Reader) error {
 		x.refuse(hdr.Name, "a directory of that name is in the way")
 		return nil
 	}
-	partial := local + partialSuffix
-	f, err := x.root.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fs.FileMode(hdr.Mode)&0o777|0o600)
+	if x.maxBytes > 0 && x.bytes+hdr.Size > x.maxBytes {
+		return &limitError{fmt.Sprintf("%q (%d bytes) would take the download past --max-bytes %d (%d bytes written); it stopped there",
+			hdr.Name, hdr.Size, x.maxBytes, x.bytes)}
+	}
+	partial, f, err := x.createPartial(local, fs.FileMode(hdr.Mode)&0o777|0o600)
 	if err != nil {
 		return err
 	}
@@ -217,8 +272,26 @@ func (x *extractor) file(hdr *tar.Header, local string, r io.Reader) error {
 	if _, ok := x.done[local]; !ok {
 		x.files++
 	}
-	x.done[local] = hdr.Size
+	x.done[local] = written{size: hdr.Size, mtime: hdr.ModTime}
 	return nil
+}
+
+// createPartial creates the file local's content is written to before it
+// is complete: a new file beside local (O_CREATE|O_EXCL: os.Root then never
+// follows a symlink of that name, even a dangling one),
+// under a name with a random part.
+func (x *extractor) createPartial(local string, mode fs.FileMode) (string, *os.File, error) {
+	for range 10 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		partial := local + partialSuffix + "-" + hex.EncodeToString(b[:])
+		f, err := x.root.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return partial, f, err
+	}
+	return "", nil, fmt.Errorf("creating a temporary file beside %s: every name tried exists", local)
 }
 
 // copy writes the entry's content, telling progress; a read error is a
@@ -317,6 +390,8 @@ func (x *extractor) symlink(hdr *tar.Header, local string) error {
 			return err
 		}
 	}
+	// What was there is gone: a hard link must not reach it any more.
+	delete(x.done, local)
 	if err := x.root.Symlink(hdr.Linkname, local); err != nil {
 		return err
 	}
@@ -335,8 +410,8 @@ func (x *extractor) hardlink(hdr *tar.Header, local string) error {
 		x.refuse(hdr.Name, fmt.Sprintf("its link target %q: %v", hdr.Linkname, err))
 		return nil
 	}
-	size, wrote := x.done[target]
-	if !wrote {
+	w, wrote := x.done[target]
+	if fi, err := x.root.Lstat(target); !wrote || err != nil || !fi.Mode().IsRegular() {
 		x.refuse(hdr.Name, fmt.Sprintf("its link target %q is not a file this download wrote", hdr.Linkname))
 		return nil
 	}
@@ -359,6 +434,6 @@ func (x *extractor) hardlink(hdr *tar.Header, local string) error {
 	if _, ok := x.done[local]; !ok {
 		x.files++
 	}
-	x.done[local] = size
+	x.done[local] = w
 	return nil
 }

@@ -15,65 +15,7 @@ import (
 // would write outside the destination is refused, named in a warning, and
 // nothing outside changes.
 func TestMaliciousArchivesWriteNothingOutside(t *testing.T) {
-	tests := []struct {
-		name    string
-		entries []entry
-		// refused are the entries warned about; tree what is written.
-		refused []string
-		tree    []string
-	}{
-		{"absolute path", []entry{{name: "/abs/evil", content: "x"}, {name: "ok", content: "ok"}},
-			[]string{`"/abs/evil": an absolute path`}, []string{"ok: 2"}},
-		{"dot-dot", []entry{{name: "../outside/evil", content: "x"}, {name: "a/../../outside/evil", content: "x"}, {name: "./../evil", content: "x"}},
-			[]string{`"../outside/evil"`, `"a/../../outside/evil"`, `"./../evil"`}, nil},
-		{"symlink out, then a file through it", []entry{
-			{name: "escape", typ: tar.TypeSymlink, link: "../outside"},
-			{name: "escape/evil", content: "x"},
-			{name: "abs", typ: tar.TypeSymlink, link: "/etc"},
-			{name: "abs/passwd", content: "x"},
-		}, []string{
-			`"escape": its target "../outside" is outside the destination`,
-			`"escape/evil": it lies beneath the refused symlink "escape"`,
-			`"abs": its target "/etc" is an absolute path`,
-			`"abs/passwd": it lies beneath the refused symlink "abs"`,
-		}, nil},
-		{"symlink in, then a file through it", []entry{
-			{name: "sub/", typ: tar.TypeDir},
-			{name: "in", typ: tar.TypeSymlink, link: "sub"},
-			{name: "in/file", content: "x"},
-			{name: "in/deeper/file", content: "x"},
-		}, []string{`"in/file": it would be written through the symlink "in"`, `"in/deeper/file": it would be written through the symlink "in"`},
-			[]string{"in -> sub", "sub/"}},
-		{"symlink chain that climbs out", []entry{
-			{name: "dot", typ: tar.TypeSymlink, link: "."},
-			{name: "sneaky", typ: tar.TypeSymlink, link: "dot/../outside/target"},
-			{name: "d/", typ: tar.TypeDir},
-			{name: "d/up", typ: tar.TypeSymlink, link: "../../outside"},
-		}, []string{`"sneaky": its target "dot/../outside/target" has ".." after a name`, `"d/up": its target "../../outside" is outside the destination`},
-			[]string{"d/", "dot -> ."}},
-		{"a file replaces a symlink instead of writing through it", []entry{
-			{name: "target.txt", content: "mine"},
-			{name: "link", typ: tar.TypeSymlink, link: "target.txt"},
-			{name: "link", content: "replaced"},
-		}, nil, []string{"link: 8", "target.txt: 4"}},
-		{"hard links", []entry{
-			{name: "hl-abs", typ: tar.TypeLink, link: "/etc/passwd"},
-			{name: "hl-up", typ: tar.TypeLink, link: "../outside/target"},
-			{name: "hl-theirs", typ: tar.TypeLink, link: "theirs.txt"},
-			{name: "mine.txt", content: "mine"},
-			{name: "hl-mine", typ: tar.TypeLink, link: "mine.txt"},
-		}, []string{
-			`"hl-abs": its link target "/etc/passwd": an absolute path`,
-			`"hl-up": its link target "../outside/target"`,
-			`"hl-theirs": its link target "theirs.txt" is not a file this download wrote`,
-		}, []string{"hl-mine: 4", "mine.txt: 4", "theirs.txt: 6"}},
-		{"devices and pipes", []entry{
-			{name: "null", typ: tar.TypeChar},
-			{name: "sda", typ: tar.TypeBlock},
-			{name: "pipe", typ: tar.TypeFifo},
-		}, []string{`"null": devices and named pipes are not copied`, `"sda": devices`, `"pipe": devices`}, nil},
-	}
-	for _, tt := range tests {
+	for _, tt := range cveArchives {
 		t.Run(tt.name, func(t *testing.T) {
 			base := t.TempDir()
 			dest, outside := filepath.Join(base, "dest"), filepath.Join(base, "outside")
@@ -126,6 +68,67 @@ func TestMaliciousArchivesWriteNothingOutside(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cveArchives are archives of the kubectl cp CVE class (CVE-2019-1002101,
+// -11246, -11249, -11251), with the entries refused and the tree written.
+var cveArchives = []struct {
+	name    string
+	entries []entry
+	// refused are the entries warned about; tree what is written.
+	refused []string
+	tree    []string
+}{
+	{"absolute path", []entry{{name: "/abs/evil", content: "x"}, {name: "ok", content: "ok"}},
+		[]string{`"/abs/evil": an absolute path`}, []string{"ok: 2"}},
+	{"dot-dot", []entry{{name: "../outside/evil", content: "x"}, {name: "a/../../outside/evil", content: "x"}, {name: "./../evil", content: "x"}},
+		[]string{`"../outside/evil"`, `"a/../../outside/evil"`, `"./../evil"`}, nil},
+	{"symlink out, then a file through it", []entry{
+		{name: "escape", typ: tar.TypeSymlink, link: "../outside"},
+		{name: "escape/evil", content: "x"},
+		{name: "abs", typ: tar.TypeSymlink, link: "/etc"},
+		{name: "abs/passwd", content: "x"},
+	}, []string{
+		`"escape": its target "../outside" is outside the destination`,
+		`"escape/evil": it lies beneath the refused symlink "escape"`,
+		`"abs": its target "/etc" is an absolute path`,
+		`"abs/passwd": it lies beneath the refused symlink "abs"`,
+	}, nil},
+	{"symlink in, then a file through it", []entry{
+		{name: "sub/", typ: tar.TypeDir},
+		{name: "in", typ: tar.TypeSymlink, link: "sub"},
+		{name: "in/file", content: "x"},
+		{name: "in/deeper/file", content: "x"},
+	}, []string{`"in/file": it would be written through the symlink "in"`, `"in/deeper/file": it would be written through the symlink "in"`},
+		[]string{"in -> sub", "sub/"}},
+	{"symlink chain that climbs out", []entry{
+		{name: "dot", typ: tar.TypeSymlink, link: "."},
+		{name: "sneaky", typ: tar.TypeSymlink, link: "dot/../outside/target"},
+		{name: "d/", typ: tar.TypeDir},
+		{name: "d/up", typ: tar.TypeSymlink, link: "../../outside"},
+	}, []string{`"sneaky": its target "dot/../outside/target" has ".." after a name`, `"d/up": its target "../../outside" is outside the destination`},
+		[]string{"d/", "dot -> ."}},
+	{"a file replaces a symlink instead of writing through it", []entry{
+		{name: "target.txt", content: "mine"},
+		{name: "link", typ: tar.TypeSymlink, link: "target.txt"},
+		{name: "link", content: "replaced"},
+	}, nil, []string{"link: 8", "target.txt: 4"}},
+	{"hard links", []entry{
+		{name: "hl-abs", typ: tar.TypeLink, link: "/etc/passwd"},
+		{name: "hl-up", typ: tar.TypeLink, link: "../outside/target"},
+		{name: "hl-theirs", typ: tar.TypeLink, link: "theirs.txt"},
+		{name: "mine.txt", content: "mine"},
+		{name: "hl-mine", typ: tar.TypeLink, link: "mine.txt"},
+	}, []string{
+		`"hl-abs": its link target "/etc/passwd": an absolute path`,
+		`"hl-up": its link target "../outside/target"`,
+		`"hl-theirs": its link target "theirs.txt" is not a file this download wrote`,
+	}, []string{"hl-mine: 4", "mine.txt: 4", "theirs.txt: 6"}},
+	{"devices and pipes", []entry{
+		{name: "null", typ: tar.TypeChar},
+		{name: "sda", typ: tar.TypeBlock},
+		{name: "pipe", typ: tar.TypeFifo},
+	}, []string{`"null": devices and named pipes are not copied`, `"sda": devices`, `"pipe": devices`}, nil},
 }
 
 func contains(list []string, s string) bool {

@@ -26,11 +26,16 @@ import (
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-// Defaults of a Request's retries.
+// Defaults of a Request's retries and limits.
 const (
 	DefaultRetries = 5
 	DefaultBackoff = time.Second
 	MaxBackoff     = 30 * time.Second
+	// DefaultIdleTimeout is how long a stream may send nothing before it
+	// counts as broken.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultMaxFiles is the most entries an archive may hold.
+	DefaultMaxFiles = 1_000_000
 )
 
 // Source is what to download: the entry Name of the directory Dir of a
@@ -80,6 +85,14 @@ type Request struct {
 	// wait before that, doubling each time up to MaxBackoff.
 	Retries int
 	Backoff time.Duration
+	// IdleTimeout is how long a stream may send no byte before it counts as
+	// broken (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// MaxBytes bounds the bytes written (0: the free space of LocalDir's
+	// file system minus a margin; < 0: no bound). MaxFiles bounds the
+	// entries of the archive (0: DefaultMaxFiles; < 0: no bound).
+	MaxBytes int64
+	MaxFiles int
 	// Warnings are written here, one line each (stderr).
 	Warnings io.Writer
 	Progress Progress
@@ -106,8 +119,19 @@ func Download(ctx context.Context, req Request) (Result, error) {
 		return res, err
 	}
 	defer root.Close()
+	if req.IdleTimeout <= 0 {
+		req.IdleTimeout = DefaultIdleTimeout
+	}
+	maxBytes := req.MaxBytes
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxBytes(req.LocalDir)
+	}
+	maxFiles := req.MaxFiles
+	if maxFiles == 0 {
+		maxFiles = DefaultMaxFiles
+	}
 
-	total, err := remoteSize(ctx, req.Executor, req.Source)
+	total, err := remoteSize(ctx, req.Executor, req.Source, req.IdleTimeout)
 	if err != nil {
 		return res, err
 	}
@@ -124,6 +148,7 @@ func Download(ctx context.Context, req Request) (Result, error) {
 		func(format string, args ...any) { fmt.Fprintf(warnings, format+"\n", args...) },
 		nil)
 	x.progress = func(int) { progress.Set(x.bytes) }
+	x.maxBytes, x.maxEntries = maxBytes, maxFiles
 
 	backoff := req.Backoff
 	var from resumePoint
@@ -186,6 +211,14 @@ var errStopped = errors.New("download stopped")
 // errArchiveChanged: the archive read again differs where it broke.
 var errArchiveChanged = errors.New("the files changed since the stream broke; reading them again from the start")
 
+// resumeScript runs tar and drops the first $3-1 bytes of its archive with
+// tail, exiting with tar's status (or tail's, when tar succeeded): a
+// pipeline's status is its last command's, and POSIX sh has no pipefail, so
+// tar's status leaves the pipeline through fd 3 and the archive through fd 4.
+const resumeScript = `exec 4>&1
+s=$( { { tar cf - -C "$1" -- "$2"; echo $? >&3; } | tail -c +"$3" >&4; } 3>&1 ) || exit
+exit "${s:-1}"`
+
 // tarCommand archives the source to stdout, from offset on.
 func tarCommand(s Source, offset int64) []string {
 	if offset == 0 {
@@ -193,7 +226,7 @@ func tarCommand(s Source, offset int64) []string {
 	}
 	// tar writes the same archive again for unchanged files; tail drops
 	// what was received (its offset counts from 1).
-	return []string{"sh", "-c", `tar cf - -C "$1" -- "$2" | tail -c +"$3"`, "sh", s.Dir, s.Name, strconv.FormatInt(offset+1, 10)}
+	return []string{"sh", "-c", resumeScript, "sh", s.Dir, s.Name, strconv.FormatInt(offset+1, 10)}
 }
 
 // attempt reads the archive once, from a resume point. The error is a
@@ -202,7 +235,14 @@ func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
-	stderr := &tailBuffer{max: 4 << 10}
+	stderr := &tailBuffer{max: 64 << 10}
+	// A stream that sends nothing for IdleTimeout is broken: it is ended
+	// here and resumed.
+	idle := time.AfterFunc(req.IdleTimeout, func() {
+		pw.CloseWithError(&idleError{req.IdleTimeout})
+		cancel()
+	})
+	defer idle.Stop()
 	execErr := make(chan error, 1)
 	go func() {
 		err := req.Executor.Exec(ctx, req.Source.Namespace, req.Source.Pod, req.Source.Container,
@@ -211,7 +251,7 @@ func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (
 		execErr <- err
 	}()
 
-	cr := &countingReader{r: pr, n: from.offset}
+	cr := &countingReader{r: pr, n: from.offset, idle: idle, timeout: req.IdleTimeout}
 	tr := tar.NewReader(cr)
 	// at is the last entry whose header arrived: a broken stream resumes
 	// there, so the new stream's first header can be checked.
@@ -242,6 +282,11 @@ func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (
 			failure = err
 			break
 		}
+		if isSparse(hdr) {
+			// Refused; reading it would expand its holes. Next skips the
+			// bytes it takes in the archive.
+			continue
+		}
 		if _, err := io.Copy(io.Discard, tr); err != nil {
 			failure = &streamError{err}
 			break
@@ -262,12 +307,21 @@ func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (
 	switch {
 	case failure == nil && err == nil:
 		return at, nil
+	case failure == nil && exitStatus(err) == 1:
+		// GNU tar's "some files differ": a file changed while it was read
+		// (usual for a job still writing). Every byte arrived.
+		x.warn("Warning: %s", changedWhileRead(where, stderr.String()))
+		return at, nil
 	case failure == nil && remoteExited(err):
 		return at, fmt.Errorf("tar in %s reported an error: %s", where, remoteMessage(err, stderr))
 	case failure == nil:
 		return at, nil // every entry arrived before the stream ended
 	case errors.Is(failure, errArchiveChanged):
 		return at, &brokenStream{failure}
+	}
+	var limit *limitError
+	if errors.As(failure, &limit) {
+		return at, limit
 	}
 	var se *streamError
 	if errors.As(failure, &se) && errors.Is(se.err, tar.ErrHeader) {
@@ -297,7 +351,43 @@ func sameEntry(a, b *tar.Header) bool {
 
 // kwok, and other servers that lose the typed status, report a command's
 // non-zero exit only in the error's message.
-var exitStatusMessage = regexp.MustCompile(`exit status \d+$`)
+var exitStatusMessage = regexp.MustCompile(`exit status (\d+)$`)
+
+// exitStatus is the remote command's exit status; -1 when err is not one.
+func exitStatus(err error) int {
+	if err == nil {
+		return -1
+	}
+	if code, ok := remote.ExitCode(err); ok {
+		return code
+	}
+	if m := exitStatusMessage.FindStringSubmatch(err.Error()); m != nil {
+		if code, err := strconv.Atoi(m[1]); err == nil {
+			return code
+		}
+	}
+	return -1
+}
+
+// changedFile is GNU tar's message for a file that changed as it read it.
+var changedFile = regexp.MustCompile(`(?m)^tar: (.+): file changed as we read it$`)
+
+// changedWhileRead is the warning for tar's exit status 1, naming the files
+// it said changed.
+func changedWhileRead(where, stderr string) string {
+	var names []string
+	for _, m := range changedFile.FindAllStringSubmatch(stderr, -1) {
+		names = append(names, strconv.Quote(m[1]))
+	}
+	if len(names) == 0 {
+		msg := strings.TrimSpace(stderr)
+		if msg == "" {
+			msg = "no message"
+		}
+		return fmt.Sprintf("tar in %s exited with status 1 after sending every file (%s); a file may have changed while it was read", where, msg)
+	}
+	return fmt.Sprintf("tar in %s says files changed while it read them; their copies may mix old and new content: %s", where, strings.Join(names, ", "))
+}
 
 // remoteExited says err is the remote command's non-zero exit, not a
 // broken connection.
@@ -320,8 +410,11 @@ func remoteMessage(err error, stderr *tailBuffer) string {
 
 // remoteSize is the source's size in bytes as du counts it, -1 when du
 // cannot tell; a source that does not exist is a not-found error.
-func remoteSize(ctx context.Context, e remote.Executor, s Source) (int64, error) {
+func remoteSize(ctx context.Context, e remote.Executor, s Source, timeout time.Duration) (int64, error) {
 	p := s.Path()
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	for _, flag := range []string{"-sb", "-sk"} {
 		var out bytes.Buffer
 		stderr := &tailBuffer{max: 4 << 10}
@@ -329,8 +422,11 @@ func remoteSize(ctx context.Context, e remote.Executor, s Source) (int64, error)
 		if strings.Contains(stderr.String(), "No such file or directory") {
 			return 0, exit.NotFoundErrorf("%s:%s: no such file or directory", s.Pod, p)
 		}
+		if parent.Err() != nil {
+			return 0, parent.Err()
+		}
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return -1, nil // du took too long: the size stays unknown
 		}
 		if err != nil {
 			continue // busybox's du has no -b; a container may have no du at all
@@ -351,16 +447,33 @@ func remoteSize(ctx context.Context, e remote.Executor, s Source) (int64, error)
 	return -1, nil
 }
 
-// countingReader counts the bytes of the archive read, from its start.
+// countingReader counts the bytes of the archive read, from its start, and
+// restarts the idle timer, when given, on every read.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r       io.Reader
+	n       int64
+	idle    *time.Timer
+	timeout time.Duration
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.idle != nil {
+		// Only the time spent waiting for the stream counts, not writing.
+		if !c.idle.Reset(c.timeout) {
+			// It fired already: the pipe is closed with the idle error.
+			c.idle.Stop()
+		}
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// idleError is a stream that sent nothing for a while.
+type idleError struct{ d time.Duration }
+
+func (e *idleError) Error() string {
+	return fmt.Sprintf("no data arrived for %s (--idle-timeout)", e.d)
 }
 
 // tailBuffer keeps the last max bytes written to it (a remote stderr).

@@ -23,7 +23,8 @@ import (
 type entry struct {
 	name, link, content string
 	typ                 byte
-	size                int // content of this many pseudo-random bytes instead
+	size                int       // content of this many pseudo-random bytes instead
+	mtime               time.Time // default: mtime
 }
 
 var mtime = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -37,7 +38,7 @@ func blob(n int, seed byte) []byte {
 }
 
 // archive builds a tar stream as tar in a container would write it.
-func archive(t *testing.T, entries ...entry) []byte {
+func archive(t testing.TB, entries ...entry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -50,7 +51,11 @@ func archive(t *testing.T, entries ...entry) []byte {
 		if typ == 0 {
 			typ = tar.TypeReg
 		}
-		hdr := &tar.Header{Name: e.name, Linkname: e.link, Typeflag: typ, Mode: 0o644, ModTime: mtime}
+		modTime := e.mtime
+		if modTime.IsZero() {
+			modTime = mtime
+		}
+		hdr := &tar.Header{Name: e.name, Linkname: e.link, Typeflag: typ, Mode: 0o644, ModTime: modTime}
 		if typ == tar.TypeDir {
 			hdr.Mode = 0o755
 		}
@@ -310,8 +315,8 @@ func TestDownloadResumesABrokenStreamWhereItBroke(t *testing.T) {
 	}
 	want := []string{
 		"tar cf - -C . -- .",
-		fmt.Sprintf(`sh -c tar cf - -C "$1" -- "$2" | tail -c +"$3" sh . . %d`, at["./b.bin"]+1),
-		fmt.Sprintf(`sh -c tar cf - -C "$1" -- "$2" | tail -c +"$3" sh . . %d`, at["./c.bin"]+1),
+		fmt.Sprintf(`sh -c %s sh . . %d`, resumeScript, at["./b.bin"]+1),
+		fmt.Sprintf(`sh -c %s sh . . %d`, resumeScript, at["./c.bin"]+1),
 	}
 	if got := f.tarCommands(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
