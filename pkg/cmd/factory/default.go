@@ -35,6 +35,11 @@ func New() *cmdutil.Factory {
 		ExecutableName: "easyai",
 		ConfigFlags:    genericclioptions.NewConfigFlags(true),
 	}
+	// --request-timeout bounds each request that is not a stream
+	// (kube.LimitRequests), by default too: a server that never answers
+	// must not hang easyai.
+	defaultTimeout := kube.DefaultRequestTimeout.String()
+	f.ConfigFlags.Timeout = &defaultTimeout
 	f.Config = sync.OnceValues(func() (*config.Config, error) { return config.Load(f.ConfigPath) })
 	f.RESTConfig = sync.OnceValues(func() (*rest.Config, error) {
 		cfg, err := f.ConfigFlags.ToRESTConfig()
@@ -44,6 +49,7 @@ func New() *cmdutil.Factory {
 		// list runs one LIST per kind at once; the defaults (5 QPS) would queue them.
 		cfg.QPS, cfg.Burst = 50, 100
 		cfg.UserAgent = "easyai/" + build.Version
+		kube.LimitRequests(cfg)
 		return cfg, nil
 	})
 	f.KubeClient = sync.OnceValues(func() (kubernetes.Interface, error) {
@@ -86,7 +92,7 @@ func New() *cmdutil.Factory {
 		if err != nil {
 			return nil, err
 		}
-		return &jobs.Client{Dynamic: dyn, Kube: kc, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource)}, nil
+		return &jobs.Client{Dynamic: dyn, Kube: kc, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource), Server: restConfig.Host}, nil
 	})
 	f.User = func(ctx context.Context) (string, error) {
 		kc, err := f.KubeClient()
