@@ -24,6 +24,7 @@ const (
 	KeyQueue         = "queue"
 	KeyPriorityClass = "priority-class"
 	KeyLabels        = "labels"
+	KeyFetcherImage  = "fetcher-image"
 )
 
 // Keys lists every key with what it means, for help and validation.
@@ -33,6 +34,7 @@ var Keys = map[string]string{
 	KeyQueue:         "queue of jobs submitted without --queue (Volcano queue for gang scheduling)",
 	KeyPriorityClass: "priority class of jobs submitted without --priority",
 	KeyLabels:        "labels added to every job (a map; on the command line k=v,k2=v2)",
+	KeyFetcherImage:  "image of download's fetcher pod without --fetcher-image (e.g. a mirror, or pinned by digest)",
 }
 
 // DefaultGPUResource is the GPU resource of NVIDIA's device plugin.
@@ -45,6 +47,7 @@ type Config struct {
 	Queue         string            `json:"queue,omitempty"`
 	PriorityClass string            `json:"priority-class,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
+	FetcherImage  string            `json:"fetcher-image,omitempty"`
 
 	// Path is the file the configuration was read from (and is written to).
 	Path string `json:"-"`
@@ -95,6 +98,7 @@ func Load(path string) (*Config, error) {
 		Queue:         v.GetString(KeyQueue),
 		PriorityClass: v.GetString(KeyPriorityClass),
 		Labels:        labels,
+		FetcherImage:  v.GetString(KeyFetcherImage),
 		Path:          path,
 	}, nil
 }

@@ -71,3 +71,17 @@ func TestDefaultPathFollowsXDG(t *testing.T) {
 		t.Errorf("DefaultPath = %s", got)
 	}
 }
+
+func TestFetcherImage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := Set(path, KeyFetcherImage, "mirror.example/busybox:1.36"); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(path); err != nil || c.FetcherImage != "mirror.example/busybox:1.36" {
+		t.Errorf("from the file: %+v %v", c, err)
+	}
+	t.Setenv("EASYAI_FETCHER_IMAGE", "busybox@sha256:0123")
+	if c, err := Load(path); err != nil || c.FetcherImage != "busybox@sha256:0123" {
+		t.Errorf("from the environment: %+v %v", c, err)
+	}
+}

@@ -28,9 +28,14 @@ import (
 
 // Defaults of a fetcher pod.
 const (
-	DefaultFetcherImage    = "busybox:1.36"
-	DefaultFetcherTimeout  = 2 * time.Minute
-	DefaultFetcherDeadline = 4 * time.Hour
+	// DefaultFetcherImage is a tag: --fetcher-image (or the fetcher-image
+	// setting) pins a digest or names a mirror.
+	DefaultFetcherImage = "busybox:1.36"
+	// FetcherUser is the numeric user the fetcher runs as (nobody): Pod
+	// Security "restricted" wants a non-root user the kubelet can check.
+	FetcherUser            int64 = 65534
+	DefaultFetcherTimeout        = 2 * time.Minute
+	DefaultFetcherDeadline       = 4 * time.Hour
 	// FetcherContainer is the fetcher pod's one container.
 	FetcherContainer = "fetch"
 )
@@ -191,6 +196,12 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 			}},
 		},
 		Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr(true),
+				RunAsUser:      ptr(FetcherUser),
+				RunAsGroup:     ptr(FetcherUser),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			ActiveDeadlineSeconds:         &seconds,
 			TerminationGracePeriodSeconds: new(int64),
@@ -202,6 +213,16 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 				Image:      s.Image,
 				Command:    []string{"sleep", strconv.FormatInt(seconds, 10)},
 				WorkingDir: s.Mount.MountPath,
+				// Pod Security "restricted", and a root file system nothing
+				// writes to: the fetcher only reads.
+				SecurityContext: &corev1.SecurityContext{
+					RunAsNonRoot:             ptr(true),
+					RunAsUser:                ptr(FetcherUser),
+					AllowPrivilegeEscalation: ptr(false),
+					ReadOnlyRootFilesystem:   ptr(true),
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+					SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+				},
 				VolumeMounts: []corev1.VolumeMount{{
 					Name: "data", MountPath: s.Mount.MountPath, SubPath: s.Mount.SubPath, ReadOnly: true,
 				}},
@@ -222,6 +243,8 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 		},
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Fetcher is a running fetcher pod.
 type Fetcher struct {

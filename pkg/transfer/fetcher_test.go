@@ -209,3 +209,39 @@ func TestTheFetcherRunsWhereTheJobsPodsCould(t *testing.T) {
 		t.Errorf("a job without a request: %+v, %v", p, err)
 	}
 }
+
+// TestFetcherPodIsRestricted: the fetcher passes Pod Security "restricted"
+// (its checks as of Kubernetes 1.30: non-root with a numeric user, no
+// privilege escalation, every capability dropped, the runtime's seccomp
+// profile, only a claim as volume), and its root file system is read-only.
+func TestFetcherPodIsRestricted(t *testing.T) {
+	pod := FetcherPod(spec())
+	ps := pod.Spec.SecurityContext
+	if ps == nil || ps.RunAsNonRoot == nil || !*ps.RunAsNonRoot || ps.RunAsUser == nil || *ps.RunAsUser == 0 ||
+		ps.SeccompProfile == nil || ps.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Fatalf("pod securityContext %+v", ps)
+	}
+	if pod.Spec.HostNetwork || pod.Spec.HostPID || pod.Spec.HostIPC {
+		t.Error("host namespaces")
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			t.Errorf("volume %s is not a claim", v.Name)
+		}
+	}
+	for _, c := range pod.Spec.Containers {
+		sc := c.SecurityContext
+		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation || sc.Privileged != nil && *sc.Privileged ||
+			sc.Capabilities == nil || len(sc.Capabilities.Add) != 0 || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" ||
+			sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != FetcherUser ||
+			sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault ||
+			sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			t.Errorf("container %s securityContext %+v", c.Name, sc)
+		}
+		for _, p := range c.Ports {
+			if p.HostPort != 0 {
+				t.Errorf("host port %d", p.HostPort)
+			}
+		}
+	}
+}
