@@ -32,7 +32,7 @@ func TestColossalAIJobFitsTheTestCRD(t *testing.T) {
 	}
 	schema := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
 	for _, set := range [][]string{nil, {"debug=false", "torchArgs=null", "runPolicy.queue="}} {
-		objs, err := Render(Request{Kind: colossalai.New(), ValueFiles: []string{filepath.Join("testdata", "colossalai-t9k.values.yaml")}, Set: set})
+		objs, err := Render(Request{Kind: colossalai.New(), ValueFiles: valueFiles(t, filepath.Join("testdata", "colossalai-t9k.values.yaml")), Set: set})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -132,7 +132,7 @@ func TestCRDAcceptsOutput(t *testing.T) {
 	schemas := map[string]map[string]any{}
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
-			objs, err := Render(Request{Kind: c.kind, ValueFiles: []string{c.valuesFile()}, Set: []string{"runPolicy.gang=true"}})
+			objs, err := Render(Request{Kind: c.kind, ValueFiles: valueFiles(t, c.valuesFile()), Set: []string{"runPolicy.gang=true"}})
 			if err != nil {
 				t.Fatal(err)
 			}

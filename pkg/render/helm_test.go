@@ -81,7 +81,7 @@ func TestMatchesHelmTemplate(t *testing.T) {
 				name += "+set"
 			}
 			t.Run(name, func(t *testing.T) {
-				req := Request{Kind: c.kind, ValueFiles: []string{c.valuesFile()}, Set: set}
+				req := Request{Kind: c.kind, ValueFiles: valueFiles(t, c.valuesFile()), Set: set}
 				got, err := Render(req)
 				if err != nil {
 					t.Fatal(err)
@@ -90,7 +90,7 @@ func TestMatchesHelmTemplate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := helmTemplate(t, c.chart, vals["name"].(string), req.ValueFiles, set)
+				want := helmTemplate(t, c.chart, vals["name"].(string), []string{c.valuesFile()}, set)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("Render and helm template differ:\n--- Render\n%s\n--- helm template\n%s", toYAML(t, got), toYAML(t, want))
 				}

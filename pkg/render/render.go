@@ -8,11 +8,12 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -29,6 +30,7 @@ import (
 	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/userfile"
 )
 
 // LibraryName is the name of easyai's library chart, which job charts list
@@ -43,9 +45,30 @@ const Namespace = "default"
 type Request struct {
 	Kind       kinds.Kind     // whose embedded chart (Kind.Chart()) and Decode are used
 	ChartDir   string         // --chart: render this chart directory from disk instead (a team's own chart; its easyai-lib dependency may be vendored in its charts/ folder or absent if it doesn't use it)
-	ValueFiles []string       // -f files, in order (Helm semantics)
+	ValueFiles []ValueFile    // -f files, in order (Helm semantics), read once by ReadValueFiles
 	Values     map[string]any // from the CLI's flags (only flags the user set); override the -f files
 	Set        []string       // --set key=value, Helm strvals syntax; override everything
+}
+
+// ValueFile is a values file (-f) as read: Name is the path the user gave.
+type ValueFile struct {
+	Name string
+	Data []byte
+}
+
+// ReadValueFiles reads each -f file once ("-" is stdin), at most
+// userfile.JobFileLimit bytes each: a file from a pipe (-f <(...)) can be
+// read only once, and every rendering of the request uses what was read.
+func ReadValueFiles(ctx context.Context, stdin io.Reader, paths []string) ([]ValueFile, error) {
+	files := make([]ValueFile, 0, len(paths))
+	for _, path := range paths {
+		data, err := userfile.Read(ctx, "-f", path, userfile.JobFileLimit, stdin)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, ValueFile{Name: path, Data: data})
+	}
+	return files, nil
 }
 
 // Render merges chart defaults < value files < Values < Set, renders the
@@ -248,13 +271,9 @@ func attachLibrary(c *chart.Chart) error {
 func userValues(req Request) (map[string]any, error) {
 	base := map[string]any{}
 	for _, file := range req.ValueFiles {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, exit.UsageErrorf("values file %s: %v", file, unwrapPathError(err))
-		}
 		current := map[string]any{}
-		if err := yaml.Unmarshal(data, &current); err != nil {
-			return nil, exit.UsageErrorf("values file %s: %v", file, err)
+		if err := yaml.Unmarshal(file.Data, &current); err != nil {
+			return nil, exit.UsageErrorf("values file %s: %v", file.Name, err)
 		}
 		base = mergeMaps(base, current)
 	}
@@ -278,14 +297,6 @@ func userValues(req Request) (map[string]any, error) {
 		}
 	}
 	return base, nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // mergeMaps merges b into a: b's tables merge into a's, anything else of b

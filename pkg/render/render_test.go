@@ -52,6 +52,16 @@ var goldenCases = []goldenCase{
 	{"colossalai-volcano-debug", colossalai.OnVolcano{}, "colossalai-volcano"},
 }
 
+// valueFiles reads values files as the CLI does, once.
+func valueFiles(t *testing.T, paths ...string) []ValueFile {
+	t.Helper()
+	files, err := ReadValueFiles(t.Context(), nil, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
 func (c goldenCase) valuesFile() string { return filepath.Join("testdata", c.name+".values.yaml") }
 
 // toYAML writes objects as one YAML stream, keys sorted.
@@ -74,7 +84,7 @@ func toYAML(t *testing.T, objs []*unstructured.Unstructured) []byte {
 func TestGolden(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
-			objs, err := Render(Request{Kind: c.kind, ValueFiles: []string{c.valuesFile()}})
+			objs, err := Render(Request{Kind: c.kind, ValueFiles: valueFiles(t, c.valuesFile())})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +175,7 @@ labels: {b: second, c: second, d: second}
 `)
 	objs, err := Render(Request{
 		Kind:       tfjob.New(),
-		ValueFiles: []string{first, second},
+		ValueFiles: valueFiles(t, first, second),
 		Values: map[string]any{
 			"image":   "from-flags",
 			"command": []string{"python", "train.py"},
@@ -334,8 +344,7 @@ func TestBadInput(t *testing.T) {
 		{"name set to empty", Request{Kind: pytorchjob.New(), Values: ok, Set: []string{"name="}}, []string{"name: required"}},
 		{"no image", Request{Kind: tfjob.New(), Values: map[string]any{"name": "job"}}, []string{"image: required", "roles.worker.image"}},
 		{"bad --set", Request{Kind: tfjob.New(), Values: ok, Set: []string{"roles.worker[=3"}}, []string{"--set roles.worker[=3"}},
-		{"missing -f file", Request{Kind: tfjob.New(), ValueFiles: []string{filepath.Join(dir, "nope.yaml")}}, []string{"nope.yaml", "no such file"}},
-		{"-f file not a map", Request{Kind: tfjob.New(), ValueFiles: []string{notYAML}}, []string{"list.yaml"}},
+		{"-f file not a map", Request{Kind: tfjob.New(), ValueFiles: valueFiles(t, notYAML)}, []string{"list.yaml"}},
 		{"misspelt value", Request{Kind: tfjob.New(), Values: ok, Set: []string{"imagePullPolicty=Always"}}, []string{"imagePullPolicty: unknown field"}},
 		{"misspelt role field", Request{Kind: tfjob.New(), Values: ok, Set: []string{"roles.worker.imag=x"}}, []string{"roles.worker.imag: unknown field"}},
 		{"unknown role", Request{Kind: pytorchjob.New(), Values: ok, Set: []string{"roles.chief.replicas=1"}}, []string{"roles.chief: unknown field", "master, worker"}},
@@ -473,5 +482,23 @@ func TestMergedValues(t *testing.T) {
 	}
 	if _, err := yaml.Marshal(vals); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReadValueFiles: each -f file is read once, bounded; a missing or
+// endless one is a usage error naming it.
+func TestReadValueFiles(t *testing.T) {
+	files, err := ReadValueFiles(t.Context(), strings.NewReader("name: from-stdin\n"), []string{"-"})
+	if err != nil || len(files) != 1 || files[0].Name != "-" || string(files[0].Data) != "name: from-stdin\n" {
+		t.Fatalf("stdin: %+v, %v", files, err)
+	}
+	for path, want := range map[string]string{
+		filepath.Join(t.TempDir(), "nope.yaml"): "no such file",
+		"/dev/zero":                             "larger than 4 MiB",
+	} {
+		_, err := ReadValueFiles(t.Context(), nil, []string{path})
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "-f "+path) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want exit 2 naming -f %s and %q", path, err, path, want)
+		}
 	}
 }

@@ -21,7 +21,8 @@ type Request struct {
 	Kind       kinds.Kind
 	Namespace  string
 	ChartDir   string
-	ValueFiles []string
+	// ValueFiles are the -f files, as read (once).
+	ValueFiles []render.ValueFile
 	// Values come from the flags the user set (the kind's own included).
 	Values map[string]any
 	Set    []string

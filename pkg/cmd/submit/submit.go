@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -27,7 +26,9 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobs"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/logs"
+	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
+	"github.com/easyai-dev/easyai/pkg/userfile"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -43,6 +44,9 @@ type Options struct {
 
 	ChartDir   string
 	ValueFiles []string
+	// valueFiles are ValueFiles as read, once: a file from a pipe can be
+	// read only once.
+	valueFiles []render.ValueFile
 	Set        []string
 	DryRun     string
 	Output     string
@@ -79,7 +83,10 @@ logs of every replica meanwhile, as "easyai logs -f" does.`,
 			if len(o.ValueFiles) == 0 {
 				return exit.UsageErrorf("name the kind (%s) or give a job file with -f", strings.Join(f.Kinds.Names(), ", "))
 			}
-			k, err := kindOfJobFile(f.Kinds, o.ValueFiles[0])
+			if err := o.readValueFiles(cmd); err != nil {
+				return err
+			}
+			k, err := kindOfJobFile(f.Kinds, o.valueFiles[0])
 			if err != nil {
 				return err
 			}
@@ -161,7 +168,7 @@ func addCommonFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringArrayVar(&v.Data, "data", nil, "mount a PersistentVolumeClaim: PVC:/mount/path[:ro] (repeatable)")
 
 	fs.StringVar(&o.ChartDir, "chart", "", "render this chart directory instead of the kind's built-in chart")
-	fs.StringArrayVarP(&o.ValueFiles, "values", "f", nil, "values file (repeatable; later files win)")
+	fs.StringArrayVarP(&o.ValueFiles, "values", "f", nil, `values file, "-" for standard input (repeatable; later files win)`)
 	fs.StringArrayVar(&o.Set, "set", nil, "set a chart value: key=value, as in Helm (repeatable; wins over everything)")
 	fs.StringVar(&o.DryRun, "dry-run", "none", `print the job without creating it: "client", or "server" (validated by the API server)`)
 	fs.Lookup("dry-run").NoOptDefVal = "client"
@@ -171,16 +178,36 @@ func addCommonFlags(fs *pflag.FlagSet, o *Options) {
 	fs.DurationVar(&o.Timeout, "timeout", waitcmd.DefaultTimeout, "with --wait: give up after this long (exit 5)")
 }
 
-// kindOfJobFile reads the kind a job file names.
-func kindOfJobFile(reg *kinds.Registry, path string) (kinds.Kind, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, exit.UsageErrorf("-f %s: %v", path, err)
+// readValueFiles reads the -f files once ("-" is stdin), bounded, and
+// under the command's context (Ctrl-C ends a read that waits).
+func (o *Options) readValueFiles(cmd *cobra.Command) error {
+	if o.valueFiles != nil || len(o.ValueFiles) == 0 {
+		return nil
 	}
+	stdins := 0
+	for _, path := range o.ValueFiles {
+		if path == userfile.Stdin {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		return exit.UsageErrorf("-f -: standard input can be read only once")
+	}
+	files, err := render.ReadValueFiles(cmd.Context(), o.Factory.IOStreams.In, o.ValueFiles)
+	if err != nil {
+		return err
+	}
+	o.valueFiles = files
+	return nil
+}
+
+// kindOfJobFile reads the kind a job file names.
+func kindOfJobFile(reg *kinds.Registry, file render.ValueFile) (kinds.Kind, error) {
+	path := file.Name
 	var head struct {
 		Kind string `json:"kind"`
 	}
-	if err := yaml.Unmarshal(data, &head); err != nil {
+	if err := yaml.Unmarshal(file.Data, &head); err != nil {
 		return nil, exit.UsageErrorf("-f %s: %v", path, err)
 	}
 	if head.Kind == "" {
@@ -194,8 +221,8 @@ func kindOfJobFile(reg *kinds.Registry, path string) (kinds.Kind, error) {
 }
 
 // checkJobFileKind fails when a values file names a kind other than k.
-func checkJobFileKind(reg *kinds.Registry, path string, k kinds.Kind) error {
-	named, err := kindOfJobFile(reg, path)
+func checkJobFileKind(reg *kinds.Registry, file render.ValueFile, k kinds.Kind) error {
+	named, err := kindOfJobFile(reg, file)
 	if err != nil {
 		if exit.Code(err) == exit.Usage && strings.Contains(err.Error(), "names no kind") {
 			return nil
@@ -203,7 +230,7 @@ func checkJobFileKind(reg *kinds.Registry, path string, k kinds.Kind) error {
 		return err
 	}
 	if named.Name() != k.Name() {
-		return exit.UsageErrorf("-f %s is a %s job file, not %s", path, named.Name(), k.Name())
+		return exit.UsageErrorf("-f %s is a %s job file, not %s", file.Name, named.Name(), k.Name())
 	}
 	return nil
 }
@@ -225,8 +252,11 @@ func (o *Options) complete(cmd *cobra.Command, args []string, runF func(*Options
 		fl := cmd.Flags().Lookup(flag)
 		return fl != nil && fl.Changed
 	}
-	for _, path := range o.ValueFiles {
-		if err := checkJobFileKind(o.Factory.Kinds, path, o.Kind); err != nil {
+	if err := o.readValueFiles(cmd); err != nil {
+		return err
+	}
+	for _, file := range o.valueFiles {
+		if err := checkJobFileKind(o.Factory.Kinds, file, o.Kind); err != nil {
 			return err
 		}
 	}
@@ -287,7 +317,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	req := &submit.Request{
-		Kind: renderAs, Namespace: ns, ChartDir: o.ChartDir, ValueFiles: o.ValueFiles, Values: values, Set: o.Set,
+		Kind: renderAs, Namespace: ns, ChartDir: o.ChartDir, ValueFiles: o.valueFiles, Values: values, Set: o.Set,
 		Experiment: o.Flags.Experiment, Labels: labels, Annotations: annotations, CLIVersion: build.Version,
 	}
 	if err := o.fillDefaults(req, cfg.Image, cfg.Queue, cfg.PriorityClass); err != nil {
