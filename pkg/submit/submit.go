@@ -18,9 +18,9 @@ import (
 
 // Request is one job to submit.
 type Request struct {
-	Kind       kinds.Kind
-	Namespace  string
-	ChartDir   string
+	Kind      kinds.Kind
+	Namespace string
+	ChartDir  string
 	// ValueFiles are the -f files, as read (once).
 	ValueFiles []render.ValueFile
 	// Values come from the flags the user set (the kind's own included).
