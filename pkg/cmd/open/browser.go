@@ -2,9 +2,12 @@ package open
 
 import (
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/cli/browser"
 	"github.com/google/shlex"
@@ -15,6 +18,8 @@ type Browser interface {
 	// Available says whether there is a browser to open, and if not why.
 	Available() (bool, string)
 	Open(url string) error
+	// OpenFile opens a local file (an HTML page) by its path.
+	OpenFile(path string) error
 }
 
 // SystemBrowser is $BROWSER when set (a command; the URL is its last
@@ -54,6 +59,20 @@ func (b SystemBrowser) Open(url string) error {
 	}
 	browser.Stdout, browser.Stderr = b.Out, b.Out
 	return browser.OpenURL(url)
+}
+
+// OpenFile implements Browser: $BROWSER gets the file's file:// URL, the
+// system's opener its path.
+func (b SystemBrowser) OpenFile(path string) error {
+	if b.Getenv("BROWSER") != "" {
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+		if !strings.HasPrefix(u.Path, "/") {
+			u.Path = "/" + u.Path // a Windows path, C:/...
+		}
+		return b.Open(u.String())
+	}
+	browser.Stdout, browser.Stderr = b.Out, b.Out
+	return browser.OpenFile(path)
 }
 
 var _ Browser = SystemBrowser{Getenv: os.Getenv}

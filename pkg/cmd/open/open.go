@@ -11,9 +11,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/list"
@@ -41,6 +45,12 @@ type Options struct {
 	Kube      kubernetes.Interface
 	Forwarder *remote.Forwarder
 	Browser   Browser
+	// RedirectDir is where the page handing the token to the browser goes
+	// ("": $XDG_RUNTIME_DIR, else the temporary directory).
+	RedirectDir string
+
+	mu       sync.Mutex
+	redirect *redirect
 }
 
 // NewCmdOpen returns the command; runF replaces Complete and Run in tests.
@@ -62,10 +72,17 @@ NAME is looked up, in order:
     the others, or only --task's;
   - as a port number.
 
-A token is read from its Secret and handed to the browser only: the URL
-printed on stdout has none, unless --show-token asks for it. The browser is
-opened when there is one ($BROWSER, or a display on Linux) and not
---no-browser.`,
+A token is read from its Secret, which must be owned by the job (an
+ownerReference with the job's uid) and not be a service account's token:
+any other Secret is refused (exit 1), so that whoever may edit the job's
+annotations cannot send another Secret to your browser. The token is
+handed to the browser only: the URL printed on stdout has none, unless
+--show-token asks for it. Nor is it on the browser's command line, which
+other users of the host can see: easyai writes a page that redirects to
+the URL with the token (mode 0600, in a new private directory under
+$XDG_RUNTIME_DIR or the temporary directory), opens that page, and removes
+it after a minute or when open ends. The browser is opened when there is
+one ($BROWSER, or a display on Linux) and not --no-browser.`,
 		Example: `  easyai open mnist tensorboard
   easyai open mnist jupyter --no-browser
   easyai open tf/mnist metrics --task worker-1
@@ -134,7 +151,11 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	token := o.token(ctx, target)
+	token, err := o.token(ctx, target, j.Object.GetName(), j.Object.GetUID())
+	if err != nil {
+		return err
+	}
+	defer o.removeRedirect()
 
 	f := o.Forwarder
 	f.Ports = []remote.PortSpec{{Local: uint16(o.LocalPort), Remote: uint16(target.Port)}}
@@ -157,25 +178,54 @@ func (o *Options) Run(ctx context.Context) error {
 	return f.Run(ctx)
 }
 
-// token reads the endpoint's login token; a token that cannot be read is
-// said on stderr and the endpoint opened without it.
-func (o *Options) token(ctx context.Context, t remote.Target) string {
+// token reads the endpoint's login token. A Secret that cannot be read is
+// said on stderr and the endpoint opened without a token; one the job does
+// not own, or a service account's token, is refused: whoever may patch the
+// job's annotation must not be able to send another Secret to a browser.
+func (o *Options) token(ctx context.Context, t remote.Target, jobName string, jobUID types.UID) (string, error) {
 	if t.TokenSecret == "" {
-		return ""
+		return "", nil
 	}
 	s, err := o.Kube.CoreV1().Secrets(o.Namespace).Get(ctx, t.TokenSecret, metav1.GetOptions{})
 	if err != nil {
 		fmt.Fprintf(o.IO.ErrOut, "Warning: cannot read the login token from Secret %s: %v\n", t.TokenSecret, err)
-		return ""
+		return "", nil
+	}
+	if err := tokenSecretAllowed(s, jobName, jobUID); err != nil {
+		return "", err
 	}
 	token := string(s.Data[job.TokenSecretKey])
 	if token == "" {
 		fmt.Fprintf(o.IO.ErrOut, "Warning: Secret %s has no %q key: opening without a token\n", t.TokenSecret, job.TokenSecretKey)
 	}
-	return token
+	return token, nil
+}
+
+// tokenSecretAllowed accepts a token Secret only when the job owns it (an
+// ownerReference with the job's uid) and it is not a service account's
+// token. The error names the Secret, never its data.
+func tokenSecretAllowed(s *corev1.Secret, jobName string, jobUID types.UID) error {
+	from := fmt.Sprintf("Secret %s, named by the %s annotation of job %s,", s.Name, job.EndpointsAnnotation, jobName)
+	if s.Type == corev1.SecretTypeServiceAccountToken {
+		return exit.WithHint(fmt.Errorf("%s is a service account token: refusing to read a login token from it", from),
+			"a login token's Secret must be an Opaque Secret owned by the job; check who changed the annotation")
+	}
+	owned := false
+	for _, ref := range s.OwnerReferences {
+		if jobUID != "" && ref.UID == jobUID {
+			owned = true
+		}
+	}
+	if !owned {
+		return exit.WithHint(fmt.Errorf("%s is not owned by the job: refusing to read a login token from it", from),
+			fmt.Sprintf("a login token's Secret needs an ownerReference to the job (uid %s); check who changed the annotation", jobUID))
+	}
+	return nil
 }
 
 // ready prints the URL and opens the browser once the port is forwarded.
+// A URL with a token goes to the browser through a private redirect page,
+// never on its command line.
 func (o *Options) ready(r job.Replica, t remote.Target, local uint16, token string) {
 	plain := URL(o.Address, local, t.Path, "")
 	withToken := URL(o.Address, local, t.Path, token)
@@ -187,7 +237,7 @@ func (o *Options) ready(r job.Replica, t remote.Target, local uint16, token stri
 	if !o.NoBrowser {
 		if ok, why := o.Browser.Available(); !ok {
 			fmt.Fprintf(o.IO.ErrOut, "Not opening a browser: %s\n", why)
-		} else if err := o.Browser.Open(withToken); err != nil {
+		} else if err := o.openInBrowser(withToken, token != ""); err != nil {
 			fmt.Fprintf(o.IO.ErrOut, "Warning: could not open a browser: %v\n", err)
 		} else {
 			opened = true
@@ -200,6 +250,30 @@ func (o *Options) ready(r job.Replica, t remote.Target, local uint16, token stri
 		fmt.Fprintf(o.IO.ErrOut, "The login token is in Secret %s (key %s): --show-token prints the URL with it\n", t.TokenSecret, job.TokenSecretKey)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Forwarding to %s of %s until Ctrl-C\n", r.Task, o.JobArg)
+}
+
+// openInBrowser opens url; one holding a secret through a redirect page,
+// removed after RedirectTTL or when open ends, whichever is first.
+func (o *Options) openInBrowser(url string, secret bool) error {
+	if !secret {
+		return o.Browser.Open(url)
+	}
+	page, err := writeRedirect(o.RedirectDir, url)
+	if err != nil {
+		return fmt.Errorf("writing the page that logs the browser in: %w", err)
+	}
+	o.mu.Lock()
+	o.redirect = page
+	o.mu.Unlock()
+	time.AfterFunc(RedirectTTL, page.Remove)
+	return o.Browser.OpenFile(page.Path)
+}
+
+// removeRedirect deletes the redirect page, if one was written.
+func (o *Options) removeRedirect() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.redirect.Remove()
 }
 
 // URL is the local URL of a forwarded endpoint; an unspecified listen

@@ -3,12 +3,16 @@ package open
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -67,37 +71,159 @@ func TestURL(t *testing.T) {
 type fakeBrowser struct {
 	available bool
 	opened    []string
+	// pages are the files opened, with what each held when opened.
+	pages map[string]string
 }
 
 func (b *fakeBrowser) Available() (bool, string) { return b.available, "no display" }
 func (b *fakeBrowser) Open(url string) error     { b.opened = append(b.opened, url); return nil }
+func (b *fakeBrowser) OpenFile(path string) error {
+	b.opened = append(b.opened, path)
+	data, err := os.ReadFile(path)
+	if b.pages == nil {
+		b.pages = map[string]string{}
+	}
+	b.pages[path] = string(data)
+	return err
+}
+
+const jobUID = types.UID("0b7a5e1c-mnist")
+
+// tokenSecret is the Secret of mnist's Jupyter token, owned by the job.
+func tokenSecret() *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "mnist-jupyter", Namespace: "team-a", OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: "kubeflow.org/v1", Kind: "PyTorchJob", Name: "mnist", UID: jobUID,
+		}}},
+		Data: map[string][]byte{job.TokenSecretKey: []byte("s3cret")},
+	}
+}
 
 // readyWith runs the step after the port is forwarded, with a Jupyter whose
 // token is in a Secret.
-func readyWith(t *testing.T, o *Options, browser *fakeBrowser) (stdout, stderr string) {
+func readyWith(t *testing.T, o *Options, browser Browser) (stdout, stderr string) {
 	t.Helper()
 	io, _, out, errOut := iostreams.Test()
 	o.IO, o.Browser, o.Namespace, o.JobArg, o.Address = io, browser, "team-a", "mnist", "127.0.0.1"
-	o.Kube = kubefake.NewClientset(&corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "mnist-jupyter", Namespace: "team-a"},
-		Data:       map[string][]byte{job.TokenSecretKey: []byte("s3cret")},
-	})
+	if o.RedirectDir == "" {
+		o.RedirectDir = t.TempDir()
+	}
+	o.Kube = kubefake.NewClientset(tokenSecret())
 	target := remote.Target{Task: "master-0", Port: 8888, Path: "/lab", TokenSecret: "mnist-jupyter"}
-	o.ready(job.Replica{Task: "master-0"}, target, 43210, o.token(context.Background(), target))
+	token, err := o.token(context.Background(), target, "mnist", jobUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.ready(job.Replica{Task: "master-0"}, target, 43210, token)
 	return out.String(), errOut.String()
 }
 
-func TestTheTokenGoesToTheBrowserOnly(t *testing.T) {
+func TestTheTokenGoesToTheBrowserOnlyThroughAPrivatePage(t *testing.T) {
 	b := &fakeBrowser{available: true}
-	stdout, stderr := readyWith(t, &Options{}, b)
+	o := &Options{}
+	stdout, stderr := readyWith(t, o, b)
 	if stdout != "http://127.0.0.1:43210/lab\n" {
 		t.Errorf("stdout %q", stdout)
 	}
-	if len(b.opened) != 1 || b.opened[0] != "http://127.0.0.1:43210/lab?token=s3cret" {
-		t.Errorf("the browser opened %q", b.opened)
+	if len(b.opened) != 1 || strings.Contains(b.opened[0], "s3cret") || !strings.HasPrefix(b.opened[0], o.RedirectDir) {
+		t.Fatalf("the browser opened %q, want a page in %s", b.opened, o.RedirectDir)
+	}
+	page := b.opened[0]
+	if !strings.Contains(b.pages[page], `url=http://127.0.0.1:43210/lab?token=s3cret"`) ||
+		!strings.Contains(b.pages[page], `location.replace("http://127.0.0.1:43210/lab?token=s3cret")`) {
+		t.Errorf("the page does not send the browser on with the token:\n%s", b.pages[page])
+	}
+	for path, want := range map[string]os.FileMode{page: 0o600, filepath.Dir(page): 0o700 | os.ModeDir} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode() != want {
+			t.Errorf("%s: %v, mode %v, want %v", path, err, fi.Mode(), want)
+		}
 	}
 	if strings.Contains(stderr, "s3cret") || !strings.Contains(stderr, "logged in with the token of Secret mnist-jupyter") {
 		t.Errorf("stderr %q", stderr)
+	}
+	o.removeRedirect()
+	if _, err := os.Stat(filepath.Dir(page)); !os.IsNotExist(err) {
+		t.Errorf("the page's directory is still there after open ended: %v", err)
+	}
+}
+
+func TestAURLWithoutATokenIsOpenedAsItIs(t *testing.T) {
+	b := &fakeBrowser{available: true}
+	io, _, _, _ := iostreams.Test()
+	o := &Options{IO: io, Browser: b, Address: "127.0.0.1", RedirectDir: t.TempDir()}
+	o.ready(job.Replica{Task: "worker-0"}, remote.Target{Task: "worker-0", Port: 6006, Path: "/"}, 43210, "")
+	if len(b.opened) != 1 || b.opened[0] != "http://127.0.0.1:43210/" {
+		t.Errorf("the browser opened %q", b.opened)
+	}
+}
+
+// TestTheBrowsersCommandLineNeverHoldsTheToken runs a $BROWSER that records
+// its arguments (what ps shows other users) and loads the page it is given.
+func TestTheBrowsersCommandLineNeverHoldsTheToken(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake browser is a shell script")
+	}
+	dir := t.TempDir()
+	argv, loaded := filepath.Join(dir, "argv"), filepath.Join(dir, "loaded")
+	script := filepath.Join(dir, "browser")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$@\" >> "+argv+"\ncat \"${1#file://}\" > "+loaded+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"BROWSER": script}
+	var out bytes.Buffer
+	o := &Options{}
+	_, stderr := readyWith(t, o, SystemBrowser{Getenv: func(k string) string { return env[k] }, Out: &out})
+	args, err := os.ReadFile(argv)
+	if err != nil {
+		t.Fatalf("the browser did not run: %v; stderr %q, its output %q", err, stderr, out.String())
+	}
+	if strings.Contains(string(args), "s3cret") || !strings.HasPrefix(string(args), "file://"+o.RedirectDir+"/") {
+		t.Errorf("the browser's command line is %q", args)
+	}
+	page, _ := os.ReadFile(loaded)
+	if !strings.Contains(string(page), "http://127.0.0.1:43210/lab?token=s3cret") {
+		t.Errorf("the browser loaded %q", page)
+	}
+	o.removeRedirect()
+}
+
+func TestATokenSecretTheJobDoesNotOwnIsRefused(t *testing.T) {
+	owned := tokenSecret()
+	notOwned := tokenSecret()
+	notOwned.OwnerReferences = nil
+	otherJob := tokenSecret()
+	otherJob.OwnerReferences[0].UID = "another-job"
+	saToken := tokenSecret()
+	saToken.Type = corev1.SecretTypeServiceAccountToken
+	for _, tt := range []struct {
+		name   string
+		secret *corev1.Secret
+		want   string
+	}{
+		{"an Opaque Secret owned by the job", owned, ""},
+		{"a Secret without owner", notOwned, "is not owned by the job"},
+		{"a Secret of another job", otherJob, "is not owned by the job"},
+		{"a service account token, even owned by the job", saToken, "is a service account token"},
+	} {
+		var errOut bytes.Buffer
+		o := &Options{IO: &iostreams.IOStreams{ErrOut: &errOut}, Kube: kubefake.NewClientset(tt.secret)}
+		o.Namespace = "team-a"
+		token, err := o.token(context.Background(), remote.Target{TokenSecret: "mnist-jupyter"}, "mnist", jobUID)
+		if tt.want == "" {
+			if err != nil || token != "s3cret" {
+				t.Errorf("%s: token %q, %v", tt.name, token, err)
+			}
+			continue
+		}
+		if err == nil || token != "" {
+			t.Errorf("%s: token %q, no error", tt.name, token)
+			continue
+		}
+		msg := err.Error() + exit.Hint(err) + errOut.String()
+		if exit.Code(err) != exit.Error || !strings.Contains(err.Error(), "Secret mnist-jupyter, named by the easyai.io/endpoints annotation of job mnist,") ||
+			!strings.Contains(err.Error(), tt.want) || strings.Contains(msg, "s3cret") {
+			t.Errorf("%s: exit %d, %q (hint %q)", tt.name, exit.Code(err), err, exit.Hint(err))
+		}
 	}
 }
 
@@ -129,7 +255,7 @@ func TestAMissingTokenSecretIsAWarning(t *testing.T) {
 	var errOut bytes.Buffer
 	o := &Options{IO: &iostreams.IOStreams{ErrOut: &errOut}, Kube: kubefake.NewClientset()}
 	o.Namespace = "team-a"
-	if tok := o.token(context.Background(), remote.Target{TokenSecret: "gone"}); tok != "" || !strings.Contains(errOut.String(), "cannot read the login token from Secret gone") {
+	if tok, _ := o.token(context.Background(), remote.Target{TokenSecret: "gone"}, "mnist", "uid-1"); tok != "" || !strings.Contains(errOut.String(), "cannot read the login token from Secret gone") {
 		t.Errorf("token %q, stderr %q", tok, errOut.String())
 	}
 }
