@@ -3,6 +3,7 @@ package logs
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -13,30 +14,58 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/utils/clock"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
 )
 
-// retryAfter is how long a broken stream of a running container waits
-// before it is reopened.
-const retryAfter = time.Second
+// defaultRetryBackoff spaces the retries of a broken stream of a running
+// container: 1s, 2s, 4s ... up to 30s, each up to half again at random, so
+// that the streams of many replicas do not hammer an API server that is down
+// in step.
+var defaultRetryBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.5, Steps: math.MaxInt32, Cap: 30 * time.Second}
 
-// stream is one container of one pod being followed.
+// retryResetAfter: a stream that lasted this long was healthy; its next
+// retry starts again from the shortest wait.
+const retryResetAfter = time.Minute
+
+// relistBackoff spaces the LISTs that follow a watch that ended, while the
+// API server is not back yet (about two minutes in all).
+var relistBackoff = wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 9, Cap: 30 * time.Second}
+
+// stream is one container of one pod being followed. The watch loop owns it;
+// the goroutine reading it gets what it needs by value (a streamTarget), and
+// resume, which no one else touches while it runs.
 type stream struct {
+	// pod is the pod as last seen by the watch loop.
 	pod       *corev1.Pod
 	task      string
 	container string
 	resume    resumePoint
 	restarts  int32
 	running   bool
-	// gone: the pod was deleted; its stream is not reopened.
+	// gone: the pod was deleted (or is not followed); its stream is not reopened.
 	gone bool
+	// backoff spaces its retries; started is when it was last opened.
+	backoff wait.Backoff
+	started time.Time
 }
 
 func (s *stream) key() string { return string(s.pod.UID) + "/" + s.container }
+
+// streamTarget is what reading one stream needs, fixed when it is opened.
+type streamTarget struct {
+	namespace, pod, task string
+	opts                 *corev1.PodLogOptions
+}
+
+func (s *stream) target(opts *corev1.PodLogOptions) streamTarget {
+	return streamTarget{namespace: s.pod.Namespace, pod: s.pod.Name, task: s.task, opts: opts}
+}
 
 // watcherFunc adapts a watch call to what RetryWatcher needs.
 type watcherFunc func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
@@ -45,10 +74,28 @@ func (f watcherFunc) WatchWithContext(ctx context.Context, opts metav1.ListOptio
 	return f(ctx, opts)
 }
 
+func (c *Config) retryClock() clock.WithDelayedExecution {
+	if c.clock == nil {
+		return clock.RealClock{}
+	}
+	return c.clock
+}
+
+func (c *Config) streamBackoff() wait.Backoff {
+	if c.retryBackoff != nil {
+		return *c.retryBackoff
+	}
+	return defaultRetryBackoff
+}
+
 // follow streams the selected replicas' containers as their pods run, until
 // the job reaches a final state; then it reads what is left of each stream.
+// A watch that ends (410 Gone after an API server restart, or a long
+// disconnection) is replaced: the pods and the job are listed again, what
+// changed meanwhile is taken in, and the watch resumes from that LIST.
 func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev1.PodList) error {
 	ns, name := c.Job.GetNamespace(), c.Job.GetName()
+	clk := c.retryClock()
 	wantTask := map[string]bool{}
 	for _, r := range selected {
 		wantTask[r.Task] = true
@@ -85,36 +132,56 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 			fmt.Fprintf(c.ErrOut, "waiting for the job's gang of pods: %s\n", why)
 		}
 	}
-	if n := len(events.Items); n > 0 && len(podless) > 0 {
+	latestGangEvent := func(events *corev1.EventList) *corev1.Event {
+		if len(events.Items) == 0 {
+			return nil
+		}
 		sort.SliceStable(events.Items, func(i, j int) bool { return eventTime(&events.Items[i]).Before(eventTime(&events.Items[j])) })
-		onGangEvent(&events.Items[n-1])
+		return &events.Items[len(events.Items)-1]
 	}
-	eventWatch, err := watchFrom(ctx, events.ResourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		opts.FieldSelector = gangEvents.FieldSelector
-		return c.Kube.CoreV1().Events(ns).Watch(ctx, opts)
-	}))
-	if err != nil {
+	if ev := latestGangEvent(events); ev != nil && len(podless) > 0 {
+		onGangEvent(ev)
+	}
+	watchEvents := func(resourceVersion string) (watch.Interface, error) {
+		return watchFrom(ctx, resourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.FieldSelector = gangEvents.FieldSelector
+			return c.Kube.CoreV1().Events(ns).Watch(ctx, opts)
+		}))
+	}
+	watchPods := func(resourceVersion string) (watch.Interface, error) {
+		return watchFrom(ctx, resourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.LabelSelector = c.Kind.PodSelector(name)
+			return c.Kube.CoreV1().Pods(ns).Watch(ctx, opts)
+		}))
+	}
+	jobs := c.Dynamic.Resource(c.Kind.Resource()).Namespace(ns)
+	byName := fields.OneTermEqualSelector("metadata.name", name).String()
+	watchJob := func(resourceVersion string) (watch.Interface, error) {
+		return watchFrom(ctx, resourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.FieldSelector = byName
+			return jobs.Watch(ctx, opts)
+		}))
+	}
+
+	// The watches are replaced when they end: stop whichever is current.
+	var eventWatch, podWatch, jobWatch watch.Interface
+	defer func() {
+		for _, w := range []watch.Interface{eventWatch, podWatch, jobWatch} {
+			if w != nil {
+				w.Stop()
+			}
+		}
+	}()
+	if eventWatch, err = watchEvents(events.ResourceVersion); err != nil {
 		return fmt.Errorf("watching the events of %s/%s: %w", c.Kind.Name(), name, err)
 	}
-	defer eventWatch.Stop()
-
-	podWatch, err := watchFrom(ctx, pods.ResourceVersion, watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		opts.LabelSelector = c.Kind.PodSelector(name)
-		return c.Kube.CoreV1().Pods(ns).Watch(ctx, opts)
-	}))
-	if err != nil {
+	if podWatch, err = watchPods(pods.ResourceVersion); err != nil {
 		return fmt.Errorf("watching the pods of %s/%s: %w", c.Kind.Name(), name, err)
 	}
-	defer podWatch.Stop()
-	jobs := c.Dynamic.Resource(c.Kind.Resource()).Namespace(ns)
-	jobWatch, err := watchFrom(ctx, c.Job.GetResourceVersion(), watcherFunc(func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-		return jobs.Watch(ctx, opts)
-	}))
-	if err != nil {
+	if jobWatch, err = watchJob(c.Job.GetResourceVersion()); err != nil {
 		return fmt.Errorf("watching %s/%s: %w", c.Kind.Name(), name, err)
 	}
-	defer jobWatch.Stop()
+	eventCh := eventWatch.ResultChan()
 
 	out := &lineWriter{w: c.Out}
 	followCtx, stopFollowing := context.WithCancel(ctx)
@@ -128,17 +195,31 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 
 	start := func(s *stream) {
 		s.running = true
+		s.started = clk.Now()
+		target := s.target(c.streamOptions(s))
+		resume := &s.resume
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := c.followStream(followCtx, s, out); err != nil && followCtx.Err() == nil && !apierrors.IsBadRequest(err) {
-				fmt.Fprintf(c.ErrOut, "%s: %v\n", s.task, err)
+			if err := c.copyStream(followCtx, target, resume, out); err != nil && followCtx.Err() == nil && !apierrors.IsBadRequest(err) {
+				fmt.Fprintf(c.ErrOut, "%s: %v\n", target.task, err)
 			}
 			select {
 			case ended <- s:
 			case <-followCtx.Done():
 			}
 		}()
+	}
+	// followed counts the streams that hold, or will hold again, one of the
+	// --max-log-requests: not those that ended with their container.
+	followed := func() int {
+		n := 0
+		for _, s := range order {
+			if !s.gone && (s.running || s.pod.Status.Phase == corev1.PodRunning) {
+				n++
+			}
+		}
+		return n
 	}
 	onPod := func(p *corev1.Pod, deleted bool) {
 		r, ok := replicaOf(c, p)
@@ -164,10 +245,12 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 			restarts := restartsOf(p, container)
 			s, known := streams[string(p.UID)+"/"+container]
 			if !known {
-				s = &stream{pod: p.DeepCopy(), task: streamName(r.Task, p, container, c.Container), container: container, restarts: restarts}
+				s = &stream{pod: p.DeepCopy(), task: streamName(r.Task, p, container, c.Container), container: container,
+					restarts: restarts, backoff: c.streamBackoff()}
+				full := followed() >= c.MaxLogRequests
 				streams[s.key()] = s
 				order = append(order, s)
-				if len(streams) > c.MaxLogRequests {
+				if full {
 					fmt.Fprintf(c.ErrOut, "%s: not followed: more than --max-log-requests %d streams\n", s.task, c.MaxLogRequests)
 					s.gone = true
 					continue
@@ -189,6 +272,82 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 		onPod(&pods.Items[i], false)
 	}
 
+	// relistPods takes in what happened to the pods while no watch was open,
+	// and watches them again from there.
+	relistPods := func() error {
+		podWatch.Stop()
+		var pods *corev1.PodList
+		err := retryList(ctx, func(ctx context.Context) (err error) {
+			pods, err = c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: c.Kind.PodSelector(name)})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("listing the pods of %s/%s again: %w", c.Kind.Name(), name, err)
+		}
+		live := map[string]bool{}
+		for i := range pods.Items {
+			live[string(pods.Items[i].UID)] = true
+		}
+		for _, s := range order {
+			if !live[string(s.pod.UID)] {
+				s.gone = true
+			}
+		}
+		for i := range pods.Items {
+			onPod(&pods.Items[i], false)
+		}
+		if podWatch, err = watchPods(pods.ResourceVersion); err != nil {
+			return fmt.Errorf("watching the pods of %s/%s: %w", c.Kind.Name(), name, err)
+		}
+		return nil
+	}
+	// relistJob reads the job again after its watch ended, and watches it
+	// again from there; done: it has ended meanwhile.
+	relistJob := func() (final job.Status, done bool, err error) {
+		jobWatch.Stop()
+		var current *unstructured.UnstructuredList
+		err = retryList(ctx, func(ctx context.Context) (err error) {
+			current, err = jobs.List(ctx, metav1.ListOptions{FieldSelector: byName})
+			return err
+		})
+		if err != nil {
+			return final, false, fmt.Errorf("reading %s/%s again: %w", c.Kind.Name(), name, err)
+		}
+		var obj *unstructured.Unstructured
+		for i := range current.Items {
+			if current.Items[i].GetName() == name {
+				obj = &current.Items[i]
+			}
+		}
+		if obj == nil {
+			return final, false, exit.NotFoundErrorf("%s/%s was deleted", c.Kind.Name(), name)
+		}
+		c.Job = obj
+		if s := jobState(c.Kind, obj); s.State.Final() {
+			return s, true, nil
+		}
+		if jobWatch, err = watchJob(current.GetResourceVersion()); err != nil {
+			return final, false, fmt.Errorf("watching %s/%s: %w", c.Kind.Name(), name, err)
+		}
+		return final, false, nil
+	}
+	// rewatchEvents replaces the events watch; the gang's events only
+	// explain a wait, so without them following goes on.
+	rewatchEvents := func() {
+		eventWatch.Stop()
+		eventCh = nil
+		events, err := c.Kube.CoreV1().Events(ns).List(ctx, gangEvents)
+		if err != nil {
+			return
+		}
+		if ev := latestGangEvent(events); ev != nil && len(streams) == 0 {
+			onGangEvent(ev)
+		}
+		if w, err := watchEvents(events.ResourceVersion); err == nil {
+			eventWatch, eventCh = w, w.ResultChan()
+		}
+	}
+
 	var final job.Status
 loop:
 	for {
@@ -197,21 +356,33 @@ loop:
 			return ctx.Err()
 		case ev, ok := <-podWatch.ResultChan():
 			if !ok {
-				return fmt.Errorf("watching the pods of %s/%s: the watch ended", c.Kind.Name(), name)
+				if err := relistPods(); err != nil {
+					return err
+				}
+				continue
 			}
 			if p, isPod := ev.Object.(*corev1.Pod); isPod {
 				onPod(p, ev.Type == watch.Deleted)
 			}
-		case ev, ok := <-eventWatch.ResultChan():
+		case ev, ok := <-eventCh:
 			if !ok {
-				return fmt.Errorf("watching the events of %s/%s: the watch ended", c.Kind.Name(), name)
+				rewatchEvents()
+				continue
 			}
 			if e, isEvent := ev.Object.(*corev1.Event); isEvent && ev.Type != watch.Deleted && len(streams) == 0 {
 				onGangEvent(e)
 			}
 		case ev, ok := <-jobWatch.ResultChan():
 			if !ok {
-				return fmt.Errorf("watching %s/%s: the watch ended", c.Kind.Name(), name)
+				s, done, err := relistJob()
+				if err != nil {
+					return err
+				}
+				if done {
+					final = s
+					break loop
+				}
+				continue
 			}
 			obj, isObj := ev.Object.(*unstructured.Unstructured)
 			if !isObj {
@@ -228,7 +399,10 @@ loop:
 		case s := <-ended:
 			s.running = false
 			if !s.gone && s.pod.Status.Phase == corev1.PodRunning {
-				time.AfterFunc(retryAfter, func() {
+				if clk.Since(s.started) >= retryResetAfter {
+					s.backoff = c.streamBackoff()
+				}
+				clk.AfterFunc(s.backoff.Step(), func() {
 					select {
 					case retry <- s:
 					case <-followCtx.Done():
@@ -245,6 +419,26 @@ loop:
 	wg.Wait()
 	c.drain(ctx, streams, order, out, selects)
 	return outcome(c.Kind, name, final)
+}
+
+// retryList runs list until it succeeds, waiting longer each time, while the
+// API server is not back; a refusal (forbidden, unauthorized) ends it at once.
+func retryList(ctx context.Context, list func(context.Context) error) error {
+	var last error
+	err := wait.ExponentialBackoffWithContext(ctx, relistBackoff, func(ctx context.Context) (bool, error) {
+		last = list(ctx)
+		if last == nil {
+			return true, nil
+		}
+		if apierrors.IsForbidden(last) || apierrors.IsUnauthorized(last) {
+			return false, last
+		}
+		return false, nil
+	})
+	if err != nil && last != nil {
+		return last
+	}
+	return err
 }
 
 // drain reads, without following, what each stream of the job's pods has
@@ -276,24 +470,20 @@ func (c *Config) drain(ctx context.Context, streams map[string]*stream, order []
 		}
 		opts := c.streamOptions(s)
 		opts.Follow = false
-		if err := c.copyStream(ctx, s, opts, out); err != nil && !apierrors.IsNotFound(err) {
+		if err := c.copyStream(ctx, s.target(opts), &s.resume, out); err != nil && !apierrors.IsNotFound(err) {
 			fmt.Fprintf(c.ErrOut, "%s: %v\n", s.task, err)
 		}
 	}
 }
 
-// followStream follows one container until its stream ends.
-func (c *Config) followStream(ctx context.Context, s *stream, out *lineWriter) error {
-	return c.copyStream(ctx, s, c.streamOptions(s), out)
-}
-
-func (c *Config) copyStream(ctx context.Context, s *stream, opts *corev1.PodLogOptions, out *lineWriter) error {
-	body, err := c.Source.Stream(ctx, s.pod.Namespace, s.pod.Name, opts)
+// copyStream reads one stream until it ends.
+func (c *Config) copyStream(ctx context.Context, t streamTarget, resume *resumePoint, out *lineWriter) error {
+	body, err := c.Source.Stream(ctx, t.namespace, t.pod, t.opts)
 	if err != nil {
 		return err
 	}
 	defer body.Close()
-	return copyLines(body, out, prefixOf(s.task, c.Colour), &s.resume, c.Timestamps)
+	return copyLines(body, out, prefixOf(t.task, c.Colour), resume, c.Timestamps)
 }
 
 // streamOptions asks for stamped lines: from the last one shown when the

@@ -15,8 +15,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
@@ -64,6 +66,11 @@ type Config struct {
 	Colour bool
 	Out    io.Writer
 	ErrOut io.Writer
+
+	// clock and retryBackoff time the retries of broken streams (tests set
+	// them; nil: the real clock, defaultRetryBackoff).
+	clock        clock.WithDelayedExecution
+	retryBackoff *wait.Backoff
 }
 
 // Run prints the logs; with Follow it returns when the job has ended: nil

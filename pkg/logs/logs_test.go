@@ -160,10 +160,10 @@ func TestABrokenStreamResumesWithoutRepeatingLines(t *testing.T) {
 	var b bytes.Buffer
 	out := &lineWriter{w: &b}
 	s := &stream{pod: tfPod("worker", 0, corev1.PodRunning), task: "worker-0", container: "train"}
-	if err := c.copyStream(context.Background(), s, c.streamOptions(s), out); err == nil {
+	if err := c.copyStream(context.Background(), s.target(c.streamOptions(s)), &s.resume, out); err == nil {
 		t.Fatal("the first stream did not break")
 	}
-	if err := c.copyStream(context.Background(), s, c.streamOptions(s), out); err != nil {
+	if err := c.copyStream(context.Background(), s.target(c.streamOptions(s)), &s.resume, out); err != nil {
 		t.Fatal(err)
 	}
 	want := "[worker-0] step 1\n[worker-0] step 2\n[worker-0] step 2\n[worker-0] step 3\n[worker-0] step 4\n[worker-0] step 5\n"
