@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/list"
@@ -35,6 +36,10 @@ type Options struct {
 	LocalDir   string
 	Retries    int
 	Output     string
+	// MaxBytes is --max-bytes as given ("": the destination's free space).
+	MaxBytes    string
+	MaxFiles    int
+	IdleTimeout time.Duration
 
 	FetcherImage    string
 	FetcherTimeout  time.Duration
@@ -45,6 +50,10 @@ type Options struct {
 	Executor remote.Executor
 	// Backoff is the first wait before resuming a broken stream.
 	Backoff time.Duration
+	// maxBytes is MaxBytes parsed (0: the default).
+	maxBytes int64
+	// fetcherImageSet: --fetcher-image was given, over the setting.
+	fetcherImageSet bool
 }
 
 // NewCmdDownload returns the command; runF replaces Complete and Run in tests.
@@ -66,16 +75,26 @@ master, launcher and worker-0 (said on stderr). The container needs tar.
 Entries that would land outside LOCAL_DIR are refused with a warning and
 never written: absolute paths, ".." components, symlinks pointing outside,
 hard links to files the download did not write, and anything beneath a
-symlink. Devices and named pipes are skipped. When the stream breaks, the
-download resumes where it broke (--retries times), without fetching the
-files that arrived again.
+symlink, names ending like easyai's temporary files. Devices, named pipes
+and sparse files are skipped. The download stops, exit 1, before it writes
+more than --max-bytes (default: the free space of LOCAL_DIR's file system,
+less a tenth of it, at most 1 GiB) or reads more than --max-files entries.
+
+When the stream breaks, or sends nothing for --idle-timeout, the download
+resumes where it broke (--retries times), without fetching the files that
+arrived again. Files that changed while tar read them (tar's exit status 1,
+usual while a job writes) are named in a warning; the download succeeds.
 
 When the replica's pod is gone (the job ended and was cleaned up) or does
 not run, a path on the job's shared storage (submit --data) can still be
 fetched: easyai starts a short-lived fetcher pod in the job's namespace that
 mounts the same claim read-only, copies from it and deletes it (also on
-Ctrl-C and on errors; the job owns it and it has a deadline, should easyai
-not live to delete it). Other paths cannot be fetched once the pods are gone.
+Ctrl-C, on a closed terminal and on errors; the job owns it and it has a
+deadline, should easyai not live to delete it). Other paths cannot be
+fetched once the pods are gone. The fetcher runs as user 65534 (nobody),
+without privileges, as Pod Security "restricted" requires: it reads what
+that user may read. Its image (--fetcher-image, or the fetcher-image
+setting) needs sh, sleep and tar.
 
 A progress bar is drawn on stderr when it is a terminal; otherwise only a
 one-line summary is printed there at the end. -o json also prints the
@@ -92,6 +111,7 @@ summary as a JSON document on stdout.`,
 		ValidArgsFunction: list.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg, o.RemotePath = args[0], "."
+			o.fetcherImageSet = cmd.Flags().Changed("fetcher-image")
 			if len(args) == 2 {
 				o.RemotePath = args[1]
 			}
@@ -106,7 +126,10 @@ summary as a JSON document on stdout.`,
 	_ = cmd.MarkFlagDirname("local-dir")
 	fl.StringVar(&o.Output, "output", "", `"json": also print the summary as JSON on stdout`)
 	fl.IntVar(&o.Retries, "retries", transfer.DefaultRetries, "how often a broken stream is resumed")
-	fl.StringVar(&o.FetcherImage, "fetcher-image", transfer.DefaultFetcherImage, "image of the fetcher pod (it needs tar, sh and sleep)")
+	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
+	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
+	fl.DurationVar(&o.IdleTimeout, "idle-timeout", transfer.DefaultIdleTimeout, "how long the stream may send nothing before it is resumed")
+	fl.StringVar(&o.FetcherImage, "fetcher-image", transfer.DefaultFetcherImage, "image of the fetcher pod, it needs tar, sh and sleep (default: the fetcher-image setting, else "+transfer.DefaultFetcherImage+")")
 	fl.DurationVar(&o.FetcherTimeout, "fetcher-timeout", transfer.DefaultFetcherTimeout, "how long to wait for the fetcher pod to run")
 	fl.DurationVar(&o.FetcherDeadline, "fetcher-deadline", transfer.DefaultFetcherDeadline, "the fetcher pod's longest life (its activeDeadlineSeconds)")
 	return cmd
@@ -134,6 +157,19 @@ func (o *Options) Validate() error {
 	if o.Retries < 0 {
 		return exit.UsageErrorf("--retries %d: must not be negative", o.Retries)
 	}
+	if o.MaxBytes != "" {
+		q, err := resource.ParseQuantity(o.MaxBytes)
+		if err != nil || q.Sign() <= 0 {
+			return exit.UsageErrorf("--max-bytes %q: give a positive size, e.g. 500Mi or 20G", o.MaxBytes)
+		}
+		o.maxBytes = q.Value()
+	}
+	if o.MaxFiles <= 0 {
+		return exit.UsageErrorf("--max-files %d: must be positive", o.MaxFiles)
+	}
+	if o.IdleTimeout <= 0 {
+		return exit.UsageErrorf("--idle-timeout %s: must be positive", o.IdleTimeout)
+	}
 	if o.FetcherTimeout <= 0 || o.FetcherDeadline < time.Minute {
 		return exit.UsageErrorf("--fetcher-timeout must be positive and --fetcher-deadline at least 1m")
 	}
@@ -152,6 +188,15 @@ func (o *Options) Complete() error {
 	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
 	o.Executor = r.Executor()
 	o.Backoff = transfer.DefaultBackoff
+	if !o.fetcherImageSet {
+		cfg, err := o.Factory.Config()
+		if err != nil {
+			return err
+		}
+		if cfg.FetcherImage != "" {
+			o.FetcherImage = cfg.FetcherImage
+		}
+	}
 	return nil
 }
 
@@ -241,6 +286,7 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 	req := transfer.Request{
 		Executor: o.Executor, Source: src, LocalDir: o.LocalDir, Into: into,
 		Retries: o.Retries, Backoff: o.Backoff, Warnings: o.IO.ErrOut,
+		MaxBytes: o.maxBytes, MaxFiles: o.MaxFiles, IdleTimeout: o.IdleTimeout,
 	}
 	var bar *progressBar
 	if o.IO.IsStderrTTY() {

@@ -25,6 +25,7 @@ import (
 
 	downloadcmd "github.com/easyai-dev/easyai/pkg/cmd/download"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/job"
 	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
@@ -257,5 +258,90 @@ func TestDownloadOfAPathOffStorageOnceThePodsAreGone(t *testing.T) {
 	}
 	if len(c.commands) != 0 || len(kube.Actions()) != 1 { // the LIST of the pods
 		t.Errorf("commands %q, actions %v", c.commands, jobstest.Actions(kube.Actions()))
+	}
+}
+
+func TestLimitFlags(t *testing.T) {
+	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(), nil)
+	var got *downloadcmd.Options
+	cmd := downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil })
+	if err := run(cmd, "mnist", "--max-bytes", "2Ki", "--max-files", "10", "--idle-timeout", "30s"); err != nil {
+		t.Fatal(err)
+	}
+	if got.MaxBytes != "2Ki" || got.MaxFiles != 10 || got.IdleTimeout != 30*time.Second {
+		t.Errorf("options %+v", got)
+	}
+	if err := run(downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil }), "mnist"); err != nil {
+		t.Fatal(err)
+	}
+	if got.MaxBytes != "" || got.MaxFiles != 1_000_000 || got.IdleTimeout != 2*time.Minute {
+		t.Errorf("defaults %+v", got)
+	}
+	for _, tt := range []struct{ args, err string }{
+		{"--max-bytes lots", `--max-bytes "lots": give a positive size, e.g. 500Mi or 20G`},
+		{"--max-bytes 0", `--max-bytes "0": give a positive size`},
+		{"--max-files 0", "--max-files 0: must be positive"},
+		{"--idle-timeout 0s", "--idle-timeout 0s: must be positive"},
+	} {
+		err := run(downloadcmd.NewCmdDownload(f, func(*downloadcmd.Options) error { return nil }), append([]string{"mnist"}, strings.Fields(tt.args)...)...)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: %v, want a usage error %q", tt.args, err, tt.err)
+		}
+	}
+}
+
+func TestMaxBytesStopsTheDownload(t *testing.T) {
+	kube := kubefake.NewClientset(jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobstest.T0))
+	c := &container{archive: outputsArchive(t)}
+	f, stdout, stderr := factory(t, false, kube, jobstest.Fixtures()...)
+	dir := t.TempDir()
+	err := run(newCmd(f, c), "mnist", "outputs", "-o", dir, "--max-bytes", "1Mi")
+	if exit.Code(err) != exit.Error ||
+		err.Error() != `"outputs/model.bin" (3145728 bytes) would take the download past --max-bytes 1048576 (11 bytes written); it stopped there` {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outputs", "model.bin")); !os.IsNotExist(err) {
+		t.Errorf("model.bin: %v", err)
+	}
+	if stdout.String() != "" || strings.Contains(stderr.String(), "Downloaded") {
+		t.Errorf("stdout %q, stderr %q", stdout, stderr)
+	}
+}
+
+// The fetcher's image comes from --fetcher-image, else the fetcher-image
+// setting, else the default.
+func TestFetcherImageFromTheSetting(t *testing.T) {
+	for _, tt := range []struct {
+		setting, flag, want string
+	}{
+		{"", "", "busybox:1.36"},
+		{"mirror.example/busybox:1.36", "", "mirror.example/busybox:1.36"},
+		{"mirror.example/busybox:1.36", "alpine:3", "alpine:3"},
+	} {
+		kube := kubefake.NewClientset()
+		kube.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			pod := a.(clienttesting.CreateAction).GetObject().(*corev1.Pod)
+			pod.Name = pod.GenerateName + "abcde"
+			pod.Status.Phase = corev1.PodRunning
+			return false, nil, nil
+		})
+		f, _, _ := factory(t, false, kube, finished(`{"data":[{"claim":"results","mountPath":"/mnt/results"}]}`))
+		f.Config = func() (*config.Config, error) { return &config.Config{FetcherImage: tt.setting}, nil }
+		args := []string{"done", "/mnt/results/outputs", "-o", t.TempDir()}
+		if tt.flag != "" {
+			args = append(args, "--fetcher-image", tt.flag)
+		}
+		if err := run(newCmd(f, &container{archive: outputsArchive(t)}), args...); err != nil {
+			t.Fatal(err)
+		}
+		var image string
+		for _, a := range kube.Actions() {
+			if a.GetVerb() == "create" {
+				image = a.(clienttesting.CreateAction).GetObject().(*corev1.Pod).Spec.Containers[0].Image
+			}
+		}
+		if image != tt.want {
+			t.Errorf("setting %q, flag %q: image %q, want %q", tt.setting, tt.flag, image, tt.want)
+		}
 	}
 }
