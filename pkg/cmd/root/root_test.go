@@ -7,6 +7,9 @@ import (
 	"syscall"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -61,5 +64,13 @@ func TestConnectionRefusedGetsAHint(t *testing.T) {
 	err = classify(errors.New(`Get "http://localhost:8080/api": ` + syscall.ECONNREFUSED.Error()))
 	if exit.Hint(err) != "" {
 		t.Errorf("a message alone is not classified: %q", exit.Hint(err))
+	}
+}
+
+func TestForbiddenPointsAtDoctor(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods", Group: ""}, "p", errors.New(`User "alice" cannot create resource "pods/exec"`))
+	err := classify(fmt.Errorf("exec in worker-0: %w", forbidden))
+	if exit.Code(err) != exit.Error || !strings.Contains(exit.Hint(err), "easyai doctor") {
+		t.Errorf("exit %d, hint %q", exit.Code(err), exit.Hint(err))
 	}
 }

@@ -1,0 +1,182 @@
+// Package doctor is "easyai doctor": what the cluster serves and what the
+// user may do in the namespace, for the current context.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/printers"
+)
+
+// Options of doctor.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+
+	Output string
+
+	// Set by Complete.
+	Kube   kubernetes.Interface
+	Report kube.Report
+}
+
+// NewCmdDoctor returns the command; runF replaces Complete and Run in tests.
+func NewCmdDoctor(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Show what the cluster serves and what you may do in the namespace",
+		Long: `Check the current context and namespace (-n) as easyai sees them: the API
+server and its version, who you are, which job kinds the cluster serves
+(the Kubeflow training-operator's TFJob, PyTorchJob, MPIJob, XGBoostJob,
+PaddleJob and JAXJob, Volcano's Job, T9k's ColossalAIJob), and for each
+permission easyai's commands use whether you have it in the namespace: one
+SelfSubjectAccessReview each (create, get, list, watch, patch and delete of
+every job kind; pods, their logs, exec, attach and port-forward; the
+download fetcher's pods; Secrets for Jupyter tokens; events).
+
+doctor reports, it does not judge: it exits 0 whatever you may or may not
+do (a namespace-scoped user commonly lacks some rights on purpose), and 1
+only when the API server cannot be asked. The last line names the commands
+a missing permission holds back. docs/permissions.md says what a
+namespace-scoped user needs, with a Role to start from (examples/rbac/).`,
+		Example: `  easyai doctor
+  easyai doctor -n team-a
+  easyai doctor -o json | jq -r '.access[] | select(.allowed | not) | "\(.verb) \(.resource)"'`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
+		},
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json (default: tables)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if o.Output != "" && o.Output != "json" {
+		return exit.UsageErrorf("--output %q: must be json (or omitted)", o.Output)
+	}
+	return nil
+}
+
+// Complete resolves the namespace, the context, the server and the client.
+func (o *Options) Complete() error {
+	f := o.Factory
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.Report.Namespace = ns
+	cfg, err := f.RESTConfig()
+	if err != nil {
+		return err
+	}
+	o.Report.Server = cfg.Host
+	if f.ConfigFlags != nil {
+		if f.ConfigFlags.Context != nil && *f.ConfigFlags.Context != "" {
+			o.Report.Context = *f.ConfigFlags.Context
+		} else if raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
+			o.Report.Context = raw.CurrentContext
+		}
+	}
+	o.Kube, err = f.KubeClient()
+	return err
+}
+
+// Run asks the API server and prints the report.
+func (o *Options) Run(ctx context.Context) error {
+	if user, err := o.Factory.User(ctx); err == nil {
+		o.Report.User = user
+	}
+	if err := kube.Diagnose(ctx, o.Kube, o.Factory.Kinds, &o.Report); err != nil {
+		return err
+	}
+	if o.Output == "json" {
+		return printers.JSON(o.IO.Out, &o.Report)
+	}
+	return o.print()
+}
+
+// verbs are the columns of the permissions table.
+var verbs = []string{"create", "get", "list", "watch", "patch", "delete"}
+
+func (o *Options) print() error {
+	w := o.IO.Out
+	r := &o.Report
+	field := func(name, value string) {
+		if value == "" {
+			value = "-"
+		}
+		fmt.Fprintf(w, "%-11s%s\n", name+":", value)
+	}
+	field("Context", r.Context)
+	field("Server", r.Server+" (Kubernetes "+r.ServerVersion+")")
+	field("User", r.User)
+	field("Namespace", r.Namespace)
+
+	fmt.Fprintln(w)
+	t := printers.NewTable(w, true, "KIND", "API", "INSTALLED", "SERVED BY")
+	for _, a := range r.APIs {
+		installed := "no"
+		if a.Installed {
+			installed = "yes"
+		}
+		t.AddRow(a.EasyAIKind, a.Resource+"."+a.APIVersion, installed, a.InstalledBy)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Permissions in namespace %s:\n", r.Namespace)
+	t = printers.NewTable(w, true, append([]string{"RESOURCE"}, upper(verbs)...)...)
+	var order []string
+	rows := map[string]map[string]string{}
+	for _, a := range r.Access {
+		name := a.Name()
+		if rows[name] == nil {
+			rows[name] = map[string]string{}
+			order = append(order, name)
+		}
+		rows[name][a.Verb] = "no"
+		if a.Allowed {
+			rows[name][a.Verb] = "yes"
+		}
+	}
+	for _, name := range order {
+		row := []string{name}
+		for _, v := range verbs {
+			row = append(row, rows[name][v])
+		}
+		t.AddRow(row...)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if missing := r.Missing(); len(missing) > 0 {
+		fmt.Fprintf(w, "Missing permissions hold back: %s\n", strings.Join(missing, ", "))
+	} else {
+		fmt.Fprintln(w, "You may do everything easyai does in this namespace.")
+	}
+	return nil
+}
+
+func upper(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToUpper(s)
+	}
+	return out
+}
