@@ -2,8 +2,11 @@ package job
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
 // EndpointsAnnotation holds, as JSON, the web tools a job serves (Jupyter,
@@ -30,7 +33,9 @@ type Endpoint struct {
 }
 
 // Endpoints reads EndpointsAnnotation from a job's annotations; none is an
-// empty map, a malformed one an error naming the annotation.
+// empty map, a malformed one a usage error naming the annotation (and the
+// endpoint and field at fault). Anyone who may edit the job writes it, so
+// every field is checked here: the port, and the Secret's name.
 func Endpoints(annotations map[string]string) (map[string]Endpoint, error) {
 	out := map[string]Endpoint{}
 	raw, ok := annotations[EndpointsAnnotation]
@@ -38,11 +43,17 @@ func Endpoints(annotations map[string]string) (map[string]Endpoint, error) {
 		return out, nil
 	}
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		return nil, fmt.Errorf("annotation %s: %w", EndpointsAnnotation, err)
+		return nil, exit.UsageErrorf("annotation %s: %v", EndpointsAnnotation, err)
+	}
+	if out == nil { // "null"
+		out = map[string]Endpoint{}
 	}
 	for name, e := range out {
 		if e.Port < 1 || e.Port > 65535 {
-			return nil, fmt.Errorf("annotation %s: %s has port %d, want 1 to 65535", EndpointsAnnotation, name, e.Port)
+			return nil, exit.UsageErrorf("annotation %s: %q has port %d, want 1 to 65535", EndpointsAnnotation, name, e.Port)
+		}
+		if e.TokenSecret != "" && len(validation.IsDNS1123Subdomain(e.TokenSecret)) > 0 {
+			return nil, exit.UsageErrorf("annotation %s: %q has tokenSecret %q, which is not a Secret's name", EndpointsAnnotation, name, e.TokenSecret)
 		}
 	}
 	return out, nil

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
 func TestEndpoints(t *testing.T) {
@@ -25,8 +27,20 @@ func TestEndpoints(t *testing.T) {
 		t.Errorf("no annotation: %v, %v", got, err)
 	}
 	for _, bad := range []string{`{"jupyter":8888}`, `{"tb":{"port":0}}`, `{"tb":{"port":70000}}`} {
-		if _, err := Endpoints(map[string]string{EndpointsAnnotation: bad}); err == nil || !strings.Contains(err.Error(), EndpointsAnnotation) {
-			t.Errorf("%s: %v, want an error naming the annotation", bad, err)
+		if _, err := Endpoints(map[string]string{EndpointsAnnotation: bad}); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), EndpointsAnnotation) {
+			t.Errorf("%s: %v, want a usage error naming the annotation", bad, err)
 		}
+	}
+}
+
+func TestEndpointsRefusesWhatIsNoSecretName(t *testing.T) {
+	for _, bad := range []string{`{"jupyter":{"port":8888,"tokenSecret":"../../serviceaccounts/default/token"}}`, `{"jupyter":{"port":8888,"tokenSecret":"Bad_Name"}}`} {
+		_, err := Endpoints(map[string]string{EndpointsAnnotation: bad})
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), `"jupyter" has tokenSecret`) {
+			t.Errorf("%s: exit %d, %v; want a usage error naming the endpoint and the field", bad, exit.Code(err), err)
+		}
+	}
+	if got, err := Endpoints(map[string]string{EndpointsAnnotation: "null"}); err != nil || got == nil {
+		t.Errorf("null: %v, %v; want an empty map", got, err)
 	}
 }
