@@ -42,6 +42,9 @@ func New() *cmdutil.Factory {
 	f.ConfigFlags.Timeout = &defaultTimeout
 	f.Config = sync.OnceValues(func() (*config.Config, error) { return config.Load(f.ConfigPath) })
 	f.RESTConfig = sync.OnceValues(func() (*rest.Config, error) {
+		if err := cmdutil.CheckKubeconfig(f.ConfigFlags); err != nil {
+			return nil, err
+		}
 		cfg, err := f.ConfigFlags.ToRESTConfig()
 		if err != nil {
 			return nil, exit.WithHint(err, "point --kubeconfig or $KUBECONFIG at a cluster")
@@ -67,7 +70,7 @@ func New() *cmdutil.Factory {
 		return dynamic.NewForConfig(cfg)
 	})
 	f.Namespace = func() (string, bool, error) {
-		return f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+		return cmdutil.ResolveNamespace(f.ConfigFlags)
 	}
 	f.JobsClient = sync.OnceValues(func() (*jobs.Client, error) {
 		dyn, err := f.DynamicClient()
