@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
 	"github.com/easyai-dev/easyai/pkg/build"
@@ -20,6 +21,7 @@ import (
 	completioncmd "github.com/easyai-dev/easyai/pkg/cmd/completion"
 	configcmd "github.com/easyai-dev/easyai/pkg/cmd/config"
 	deletecmd "github.com/easyai-dev/easyai/pkg/cmd/delete"
+	doctorcmd "github.com/easyai-dev/easyai/pkg/cmd/doctor"
 	downloadcmd "github.com/easyai-dev/easyai/pkg/cmd/download"
 	execcmd "github.com/easyai-dev/easyai/pkg/cmd/exec"
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
@@ -122,6 +124,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 		}},
 		{"settings", "Settings and more:", []*cobra.Command{
 			configcmd.NewCmdConfig(f),
+			doctorcmd.NewCmdDoctor(f, nil),
 			completioncmd.NewCmdCompletion(f),
 			versioncmd.NewCmdVersion(f),
 		}},
@@ -184,6 +187,9 @@ func classify(err error) error {
 			hint = "no kubeconfig was found: set $KUBECONFIG or pass --kubeconfig"
 		}
 		return exit.WithHint(err, hint)
+	}
+	if apierrors.IsForbidden(err) && exit.Hint(err) == "" {
+		return exit.WithHint(err, `"easyai doctor" shows what you may do in the namespace, and what you may not`)
 	}
 	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument"} {
 		if strings.HasPrefix(msg, prefix) {
