@@ -402,11 +402,14 @@ loop:
 				if clk.Since(s.started) >= retryResetAfter {
 					s.backoff = c.streamBackoff()
 				}
+				// (A fake clock runs the function while it holds its lock.)
 				clk.AfterFunc(s.backoff.Step(), func() {
-					select {
-					case retry <- s:
-					case <-followCtx.Done():
-					}
+					go func() {
+						select {
+						case retry <- s:
+						case <-followCtx.Done():
+						}
+					}()
 				})
 			}
 		case s := <-retry:

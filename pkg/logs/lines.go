@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // lineWriter is the one writer every stream shares: each call writes one
@@ -90,20 +91,63 @@ func (r *resumePoint) fresh(ts time.Time, text string) bool {
 	return true
 }
 
+// maxLineBytes caps the part of a line held while its end has not come (a
+// tqdm progress bar redraws itself with \r and never ends its line): what is
+// held is then shown as a line of its own, and the rest follows as more lines.
+const maxLineBytes = 64 * 1024
+
 // copyLines writes every whole line of the stream (a last line without its
 // newline included) through out, with prefix; stamped lines go through
 // resume when it is set, their stamp kept only when keepStamps.
 func copyLines(stream io.Reader, out *lineWriter, prefix string, resume *resumePoint, keepStamps bool) error {
-	br := bufio.NewReaderSize(stream, 64*1024)
+	return copyCappedLines(stream, out, prefix, resume, keepStamps, maxLineBytes)
+}
+
+// copyCappedLines is copyLines with lines cut at limit bytes (at least 16),
+// never inside a UTF-8 sequence. A line's pieces after the first carry no
+// stamp: they are shown when its first piece was, and skipped with it.
+func copyCappedLines(stream io.Reader, out *lineWriter, prefix string, resume *resumePoint, keepStamps bool, limit int) error {
+	br := bufio.NewReaderSize(stream, limit)
 	if resume != nil {
 		resume.startStream()
 	}
+	var carry []byte
+	// continued: the line goes on from a piece cut at the limit; skipping:
+	// that line's first piece was a repeat, and so are the others.
+	continued, skipping := false, false
 	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			if werr := emitLine(out, prefix, strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), resume, keepStamps); werr != nil {
-				return werr
+		chunk, err := br.ReadSlice('\n')
+		cut := errors.Is(err, bufio.ErrBufferFull)
+		piece := make([]byte, 0, len(carry)+len(chunk))
+		piece = append(append(piece, carry...), chunk...)
+		carry = nil
+		if cut {
+			whole := wholeRunes(piece)
+			piece, carry = piece[:whole], piece[whole:]
+		}
+		if len(piece) > 0 {
+			line := string(piece)
+			if !cut {
+				line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 			}
+			switch {
+			case !continued:
+				shown, werr := emitLine(out, prefix, line, resume, keepStamps)
+				if werr != nil {
+					return werr
+				}
+				skipping = !shown
+			case skipping, line == "" && !cut:
+				// A repeat, or only the end of a line already shown.
+			default:
+				if werr := out.writeLine(prefix, line); werr != nil {
+					return werr
+				}
+			}
+			continued = cut
+		}
+		if cut {
+			continue
 		}
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -114,16 +158,31 @@ func copyLines(stream io.Reader, out *lineWriter, prefix string, resume *resumeP
 	}
 }
 
-func emitLine(out *lineWriter, prefix, line string, resume *resumePoint, keepStamps bool) error {
+// wholeRunes is the length of b without an incomplete UTF-8 sequence at its end.
+func wholeRunes(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}
+
+// emitLine writes one line unless resume knows it as a repeat; shown says
+// whether it was written.
+func emitLine(out *lineWriter, prefix, line string, resume *resumePoint, keepStamps bool) (shown bool, err error) {
 	if resume != nil {
 		if ts, text, ok := splitTimestamp(line); ok {
 			if !resume.fresh(ts, text) {
-				return nil
+				return false, nil
 			}
 			if !keepStamps {
 				line = text
 			}
 		}
 	}
-	return out.writeLine(prefix, line)
+	return true, out.writeLine(prefix, line)
 }
