@@ -99,3 +99,60 @@ cluster_running() {
   done
   return $any
 }
+
+# start NAME BINARY ARGS...: runs BINARY in a session of its own (so that
+# down.sh can end it with every child it spawned) and records its PID.
+start() {
+  local name=$1; shift
+  setsid "$@" >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
+  echo $! >"$PID_DIR/$name.pid"
+}
+
+# wait_for WHAT SECONDS COMMAND...: retries COMMAND until it succeeds; gives
+# up early when WHAT is a process of ours that exited.
+wait_for() {
+  local what=$1 limit=$2 start=$SECONDS; shift 2
+  until "$@" >/dev/null 2>&1; do
+    if [ -f "$PID_DIR/$what.pid" ] && ! pid_alive "$(cat "$PID_DIR/$what.pid")"; then
+      tail -n 20 "$LOG_DIR/$what.log" >&2
+      die "$what exited; its log is $LOG_DIR/$what.log"
+    fi
+    if [ $((SECONDS - start)) -ge "$limit" ]; then die "$what not ready after ${limit}s"; fi
+    sleep 0.5
+  done
+}
+
+https_ok() { curl -fsS --max-time 2 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/admin.crt" --key "$PKI_DIR/admin.key" "$1"; }
+
+# ours PID: the process still runs one of the cache's binaries (a PID file can
+# outlive its process, and the number be reused by another one).
+ours() {
+  local exe; exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 1
+  case "$exe" in "$BIN_CACHE"/*) return 0 ;; *) return 1 ;; esac
+}
+
+# stop NAME...: asks the processes to end together, waits up to 10s, then
+# kills what is left, with every child of their sessions (kwok's exec commands).
+stop() {
+  local name pid pids=() names=()
+  for name in "$@"; do
+    [ -f "$PID_DIR/$name.pid" ] || continue
+    pid=$(cat "$PID_DIR/$name.pid")
+    if pid_alive "$pid" && ours "$pid"; then
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid") names+=("$name")
+    fi
+  done
+  local i
+  for _ in $(seq 1 40); do
+    local alive=0
+    for pid in "${pids[@]}"; do pid_alive "$pid" && alive=1; done
+    [ $alive = 1 ] || break
+    sleep 0.25
+  done
+  for i in "${!pids[@]}"; do
+    if pid_alive "${pids[$i]}"; then log "${names[$i]} did not stop in 10s; killing it"; fi
+    kill -KILL -- "-${pids[$i]}" 2>/dev/null || true
+  done
+  for name in "$@"; do rm -f "$PID_DIR/$name.pid"; done
+}

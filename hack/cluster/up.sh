@@ -36,29 +36,6 @@ mkdir -p "$LOG_DIR" "$PID_DIR" "$KWOK_FILES_DIR"
 # A failed start leaves nothing running behind it.
 trap 'status=$?; if [ $status != 0 ]; then log "start failed; logs are in $LOG_DIR"; "$CLUSTER_HACK_DIR/down.sh"; fi' EXIT
 
-# start NAME BINARY ARGS...: runs BINARY in a session of its own (so that
-# down.sh can end it with every child it spawned) and records its PID.
-start() {
-  local name=$1; shift
-  setsid "$@" >"$LOG_DIR/$name.log" 2>&1 </dev/null &
-  echo $! >"$PID_DIR/$name.pid"
-}
-
-# wait_for WHAT SECONDS COMMAND...: retries COMMAND until it succeeds; gives
-# up early when WHAT is a process of ours that exited.
-wait_for() {
-  local what=$1 limit=$2 start=$SECONDS; shift 2
-  until "$@" >/dev/null 2>&1; do
-    if [ -f "$PID_DIR/$what.pid" ] && ! pid_alive "$(cat "$PID_DIR/$what.pid")"; then
-      tail -n 20 "$LOG_DIR/$what.log" >&2
-      die "$what exited; its log is $LOG_DIR/$what.log"
-    fi
-    if [ $((SECONDS - start)) -ge "$limit" ]; then die "$what not ready after ${limit}s"; fi
-    sleep 0.5
-  done
-}
-
-https_ok() { curl -fsS --max-time 2 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/admin.crt" --key "$PKI_DIR/admin.key" "$1"; }
 http_ok() { curl -fsS --max-time 2 "$1"; }
 insecure_ok() { curl -fsSk --max-time 2 "$1"; }
 # answers URL: a TLS server answers there, with any HTTP status.
