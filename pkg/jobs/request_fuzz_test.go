@@ -1,0 +1,37 @@
+package jobs
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/job"
+)
+
+// FuzzRequestAnnotation reads any easyai.io/request annotation, as get
+// does to show what a job runs: whatever anyone who may edit the job wrote
+// there, it never panics, and a command read from it holds only strings.
+func FuzzRequestAnnotation(f *testing.F) {
+	for _, seed := range []string{
+		`{"image":"pt:2","command":["python","train.py"],"workers":2}`, `{"image":"pt:2","command":"python train.py"}`,
+		`{"image":7,"command":[1,null,{"a":"b"},"x"]}`, `{"command":[]}`, `{"image":""}`, `null`, `[]`, `"x"`, `{`, ``,
+		`{"image":"a","command":{"0":"x"}}`, `{"image":["a"]}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"spec": map[string]any{"pytorchReplicaSpecs": map[string]any{"Master": map[string]any{
+				"template": map[string]any{"spec": map[string]any{"containers": []any{
+					map[string]any{"name": "pytorch", "image": "from-template:1", "command": []any{"sh"}},
+				}}},
+			}}},
+		}}
+		obj.SetAnnotations(map[string]string{job.RequestAnnotation: raw})
+		image, command := whatItRuns(request(obj), obj, []job.Replica{{Role: "master", Task: "master-0"}})
+		if image == "" {
+			t.Fatalf("%q: no image, not even the template's", raw)
+		}
+		_ = command
+	})
+}

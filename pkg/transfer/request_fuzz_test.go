@@ -1,0 +1,50 @@
+package transfer
+
+import (
+	"errors"
+	"path"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/job"
+)
+
+// FuzzRequestAnnotation reads any easyai.io/request annotation, as download
+// does to find the job's storage and placement, with any remote path: it
+// never panics, an error names the annotation or says the path is on no
+// storage, and the path found inside a storage never leaves it.
+func FuzzRequestAnnotation(f *testing.F) {
+	for _, seed := range []struct{ raw, p string }{
+		{`{"workingDir":"/work","data":[{"claim":"datasets","mountPath":"/data","readOnly":true},{"claim":"out","mountPath":"/work/out"}]}`, "out/model.pt"},
+		{`{"data":[{"claim":"out","mountPath":"/output"}]}`, "/output/../etc/passwd"},
+		{`{"data":[{"claim":"root","mountPath":"/"}]}`, "/"},
+		{`{"data":[{"claim":"x","mountPath":"relative"}]}`, "relative/a"},
+		{`{"workingDir":"rel","data":[{"claim":"x","mountPath":"/d"}]}`, "a"},
+		{`{"data":[{"claim":"x","mountPath":"/d/"}]}`, "/d//a/./b"},
+		{`{"nodeSelector":{"gpu":"a100"},"tolerations":[{"key":"gpu","operator":"Exists","effect":"NoSchedule"}]}`, "/x"},
+		{`{"data":null}`, ""}, {`null`, "."}, {`{"data":[{}]}`, "/"}, {`{"tolerations":"x"}`, "/"}, {`{`, "/"},
+	} {
+		f.Add(seed.raw, seed.p)
+	}
+	f.Fuzz(func(t *testing.T, raw, p string) {
+		obj := &unstructured.Unstructured{}
+		obj.SetName("mnist")
+		obj.SetAnnotations(map[string]string{job.RequestAnnotation: raw})
+		_, perr := PlacementOf(obj)
+		if perr != nil && !strings.Contains(perr.Error(), job.RequestAnnotation) {
+			t.Fatalf("%q: placement: %v, not naming the annotation", raw, perr)
+		}
+		m, rel, err := StorageFor(obj, p)
+		if err != nil {
+			if !errors.Is(err, ErrNotOnStorage) && !strings.Contains(err.Error(), job.RequestAnnotation) {
+				t.Fatalf("%q, %q: %v", raw, p, err)
+			}
+			return
+		}
+		if rel != "." && (path.IsAbs(rel) || path.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, "../")) {
+			t.Fatalf("%q, %q: %q in %+v leaves the storage", raw, p, rel, m)
+		}
+	})
+}
