@@ -129,7 +129,7 @@ summary as a JSON document on stdout.`,
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
 	fl.DurationVar(&o.IdleTimeout, "idle-timeout", transfer.DefaultIdleTimeout, "how long the stream may send nothing before it is resumed")
-	fl.StringVar(&o.FetcherImage, "fetcher-image", transfer.DefaultFetcherImage, "image of the fetcher pod, it needs tar, sh and sleep (default: the fetcher-image setting, else "+transfer.DefaultFetcherImage+")")
+	fl.StringVar(&o.FetcherImage, "fetcher-image", transfer.DefaultFetcherImage, "image of the fetcher pod, it needs tar, sh and sleep (the fetcher-image setting replaces this default)")
 	fl.DurationVar(&o.FetcherTimeout, "fetcher-timeout", transfer.DefaultFetcherTimeout, "how long to wait for the fetcher pod to run")
 	fl.DurationVar(&o.FetcherDeadline, "fetcher-deadline", transfer.DefaultFetcherDeadline, "the fetcher pod's longest life (its activeDeadlineSeconds)")
 	return cmd
