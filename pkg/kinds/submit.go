@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"context"
+	"math"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -24,10 +25,27 @@ type SubmitCommon struct {
 type KindValues func(common SubmitCommon) (map[string]any, error)
 
 // CheckQuantity is a usage error naming flag when value is not a Kubernetes
-// quantity ("2", "500m", "16Gi").
+// quantity ("2", "500m", "16Gi") of 0 or more.
 func CheckQuantity(flag, value string) error {
-	if _, err := resource.ParseQuantity(value); err != nil {
+	q, err := resource.ParseQuantity(value)
+	if err != nil {
 		return exit.UsageErrorf("%s %q: not a quantity (e.g. 2, 500m, 16Gi)", flag, value)
+	}
+	if q.Sign() < 0 {
+		return exit.UsageErrorf("%s %q: must not be negative", flag, value)
+	}
+	return nil
+}
+
+// MaxCount is the most replicas, pods, GPUs or retries a flag may ask for:
+// the API's fields are 32-bit integers.
+const MaxCount = math.MaxInt32
+
+// CheckCount is a usage error naming flag when n is below min or above
+// MaxCount (--workers 2147483648 would not fit the job's int32 field).
+func CheckCount(flag string, n, min int) error {
+	if n < min || n > MaxCount {
+		return exit.UsageErrorf("%s %d: must be between %d and %d", flag, n, min, MaxCount)
 	}
 	return nil
 }

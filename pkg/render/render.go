@@ -381,3 +381,50 @@ func parseObject(doc string) (*unstructured.Unstructured, error) {
 	}
 	return obj, nil
 }
+
+// Origin says where the merged value at path (e.g. "name", "runPolicy.queue")
+// came from, the last source that sets it winning as in the merge: Set is
+// the --set expression, Flags that the CLI's flags gave it, File the values
+// file; all empty for a chart default.
+type Origin struct {
+	Set   string
+	Flags bool
+	File  string
+}
+
+// OriginOf finds where the value at path of req's merged values came from.
+func OriginOf(req Request, path string) Origin {
+	keys := strings.Split(path, ".")
+	for i := len(req.Set) - 1; i >= 0; i-- {
+		m := map[string]any{}
+		if strvals.ParseInto(req.Set[i], m) == nil && hasPath(m, keys) {
+			return Origin{Set: req.Set[i]}
+		}
+	}
+	if hasPath(req.Values, keys) {
+		return Origin{Flags: true}
+	}
+	for i := len(req.ValueFiles) - 1; i >= 0; i-- {
+		m := map[string]any{}
+		if yaml.Unmarshal(req.ValueFiles[i].Data, &m) == nil && hasPath(m, keys) {
+			return Origin{File: req.ValueFiles[i].Name}
+		}
+	}
+	return Origin{}
+}
+
+func hasPath(m map[string]any, keys []string) bool {
+	for i, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			return false
+		}
+		if i == len(keys)-1 {
+			return true
+		}
+		if m, ok = v.(map[string]any); !ok {
+			return false
+		}
+	}
+	return false
+}

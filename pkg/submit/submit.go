@@ -55,6 +55,9 @@ func Build(r *Request) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkValues(resolved); err != nil {
+		return nil, err
+	}
 	name, _ := resolved["name"].(string)
 	if name == "" {
 		return nil, exit.UsageErrorf("the job has no name: give --name or set name in a values file")

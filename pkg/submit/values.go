@@ -61,10 +61,33 @@ func (f *Flags) Values() (map[string]any, error) {
 		}
 	}
 	if f.Changed("name") {
-		if errs := validation.IsDNS1123Subdomain(f.Name); len(errs) > 0 || len(f.Name) > 50 {
-			return nil, exit.UsageErrorf("--name %q: must be a lowercase DNS name (a-z, 0-9, '-') of at most 50 characters", f.Name)
+		if err := CheckName("--name", f.Name); err != nil {
+			return nil, err
 		}
 		v["name"] = f.Name
+	}
+	checks := []struct {
+		flag  string
+		value string
+		check func(flag, value string) error
+	}{
+		{"image", f.Image, CheckImage},
+		{"working-dir", f.WorkingDir, CheckWorkingDir},
+		{"priority", f.Priority, checkObjectName("PriorityClass")},
+		{"queue", f.Queue, checkObjectName("queue")},
+	}
+	for _, c := range checks {
+		// "" leaves the value to the job file, the configuration or the image.
+		if f.Changed(c.flag) && c.value != "" {
+			if err := c.check("--"+c.flag, c.value); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if f.Changed("workers") {
+		if err := kinds.CheckCount("--workers", f.Workers, 0); err != nil {
+			return nil, err
+		}
 	}
 	set("image", "image", f.Image)
 	set("working-dir", "workingDir", f.WorkingDir)
@@ -84,6 +107,11 @@ func (f *Flags) Values() (map[string]any, error) {
 		}
 	}
 	if len(f.ImagePullSecrets) > 0 {
+		for _, s := range f.ImagePullSecrets {
+			if err := checkObjectName("Secret")("--image-pull-secret", s); err != nil {
+				return nil, err
+			}
+		}
 		v["imagePullSecrets"] = toAny(f.ImagePullSecrets)
 	}
 	if len(f.Command) > 0 {
@@ -92,8 +120,8 @@ func (f *Flags) Values() (map[string]any, error) {
 
 	res := map[string]any{}
 	if f.Changed("gpus") {
-		if f.GPUs < 0 {
-			return nil, exit.UsageErrorf("--gpus %d: must be 0 or more", f.GPUs)
+		if err := kinds.CheckCount("--gpus", f.GPUs, 0); err != nil {
+			return nil, err
 		}
 		res["gpus"] = f.GPUs
 	}
@@ -111,11 +139,16 @@ func (f *Flags) Values() (map[string]any, error) {
 
 	if len(f.Env) > 0 {
 		env := []any{}
+		seen := map[string]bool{}
 		for _, kv := range f.Env {
 			k, val, ok := strings.Cut(kv, "=")
 			if !ok || !envName.MatchString(k) {
 				return nil, exit.UsageErrorf("--env %q: must be NAME=VALUE with a valid variable name", kv)
 			}
+			if seen[k] {
+				return nil, exit.UsageErrorf("--env %q: %s is given twice", kv, k)
+			}
+			seen[k] = true
 			env = append(env, map[string]any{"name": k, "value": val})
 		}
 		v["env"] = env
@@ -144,11 +177,17 @@ func (f *Flags) Values() (map[string]any, error) {
 	}
 	if len(f.Data) > 0 {
 		data := []any{}
+		mounts := map[string]bool{}
 		for _, d := range f.Data {
 			m, err := parseData(d)
 			if err != nil {
 				return nil, err
 			}
+			mount := m["mountPath"].(string)
+			if mounts[mount] {
+				return nil, exit.UsageErrorf("--data %q: another --data is mounted at %s", d, mount)
+			}
+			mounts[mount] = true
 			data = append(data, m)
 		}
 		v["data"] = data
@@ -162,8 +201,8 @@ func (f *Flags) Values() (map[string]any, error) {
 		run["queue"] = f.Queue
 	}
 	if f.Changed("retry") {
-		if f.Retry < 0 {
-			return nil, exit.UsageErrorf("--retry %d: must be 0 or more", f.Retry)
+		if err := kinds.CheckCount("--retry", f.Retry, 0); err != nil {
+			return nil, err
 		}
 		run["backoffLimit"] = f.Retry
 	}
@@ -174,8 +213,9 @@ func (f *Flags) Values() (map[string]any, error) {
 		run["activeDeadlineSeconds"] = int64(f.MaxDuration / time.Second)
 	}
 	if f.Changed("ttl-after-finished") {
-		if f.TTLAfterFinished < 0 {
-			return nil, exit.UsageErrorf("--ttl-after-finished %s: must not be negative", f.TTLAfterFinished)
+		// 500ms would be rendered as 0 seconds: the job deleted as it ends.
+		if f.TTLAfterFinished < 0 || (f.TTLAfterFinished > 0 && f.TTLAfterFinished < time.Second) || f.TTLAfterFinished/time.Second > kinds.MaxCount {
+			return nil, exit.UsageErrorf("--ttl-after-finished %s: must be 0 (delete the job as it ends) or between 1s and %ds", f.TTLAfterFinished, kinds.MaxCount)
 		}
 		run["ttlSecondsAfterFinished"] = int64(f.TTLAfterFinished / time.Second)
 	}
@@ -212,6 +252,51 @@ func (f *Flags) Metadata() (labels, annotations map[string]string, err error) {
 		}
 	}
 	return labels, annotations, nil
+}
+
+// MaxNameLength is the longest job name: the operators name pods and
+// Services after the job, with a role and an index added.
+const MaxNameLength = 50
+
+// CheckName fails unless name is a DNS-1035 label (lower-case letters,
+// digits and '-', starting with a letter) of at most MaxNameLength
+// characters: the operators make Services named after the job. what names
+// where it came from (--name, or a key in a job file).
+func CheckName(what, name string) error {
+	if errs := validation.IsDNS1035Label(name); len(errs) > 0 || len(name) > MaxNameLength {
+		return exit.UsageErrorf("%s %q: must be lower-case letters, digits and '-', start with a letter, end with a letter or digit, and be at most %d characters", what, name, MaxNameLength)
+	}
+	return nil
+}
+
+var imageRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$`)
+
+// CheckImage fails unless image looks like an image reference
+// (registry/name:tag or name@sha256:...): no spaces, newlines or quotes.
+func CheckImage(what, image string) error {
+	if !imageRef.MatchString(image) {
+		return exit.UsageErrorf("%s %q: not an image reference (e.g. pytorch/pytorch:2.4, registry.example.com/team/img@sha256:...)", what, image)
+	}
+	return nil
+}
+
+// CheckWorkingDir fails unless dir is an absolute path.
+func CheckWorkingDir(what, dir string) error {
+	if !path.IsAbs(dir) {
+		return exit.UsageErrorf("%s %q: must be an absolute path", what, dir)
+	}
+	return nil
+}
+
+// checkObjectName checks the name of an API object of the given kind (a
+// DNS-1123 subdomain), as a PriorityClass, Secret or queue name must be.
+func checkObjectName(kind string) func(what, name string) error {
+	return func(what, name string) error {
+		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+			return exit.UsageErrorf("%s %q: not a %s name: %s", what, name, kind, strings.Join(errs, "; "))
+		}
+		return nil
+	}
 }
 
 func parseLabelPairs(flag string, pairs []string) (map[string]string, error) {

@@ -323,6 +323,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.fillDefaults(req, cfg.Image, cfg.Queue, cfg.PriorityClass); err != nil {
 		return err
 	}
+	if err := o.checkKindValue(req); err != nil {
+		return err
+	}
 
 	if o.DryRun == "client" {
 		// A client dry run makes no call: the user is the kubeconfig's.
@@ -515,6 +518,23 @@ func (o *Options) fillDefaults(req *submit.Request, image, queue, priority strin
 			return exit.UsageErrorf("command %q: %v", line, err)
 		}
 		req.Values["command"] = toAny(argv)
+	}
+	return nil
+}
+
+// checkKindValue fails when the merged values name a kind (a job file's
+// "kind", or --set kind=...) other than the one submitted.
+func (o *Options) checkKindValue(req *submit.Request) error {
+	resolved, err := req.Resolved()
+	if err != nil {
+		return err
+	}
+	named, ok := resolved["kind"].(string)
+	if !ok || named == "" {
+		return nil
+	}
+	if k, known := o.Factory.Kinds.Lookup(named); !known || k.Name() != o.Kind.Name() {
+		return exit.UsageErrorf("%s %q: this is a %s job (known kinds: %s)", req.Source("kind"), named, o.Kind.Name(), strings.Join(o.Factory.Kinds.Names(), ", "))
 	}
 	return nil
 }

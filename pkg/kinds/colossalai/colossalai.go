@@ -160,8 +160,8 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			roles["worker"] = map[string]any{"replicas": common.Workers}
 		}
 		if common.Changed("nproc-per-node") {
-			if nproc < 1 {
-				return nil, exit.UsageErrorf("--nproc-per-node %d: must be 1 or more", nproc)
+			if err := kinds.CheckCount("--nproc-per-node", nproc, 1); err != nil {
+				return nil, err
 			}
 			values["nprocPerNode"] = nproc
 		}

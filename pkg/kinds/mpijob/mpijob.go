@@ -69,8 +69,8 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			roles["worker"] = map[string]any{"replicas": common.Workers}
 		}
 		if common.Changed("slots-per-worker") {
-			if slots < 1 {
-				return nil, exit.UsageErrorf("--slots-per-worker %d: must be 1 or more", slots)
+			if err := kinds.CheckCount("--slots-per-worker", slots, 1); err != nil {
+				return nil, err
 			}
 			values["slotsPerWorker"] = slots
 		}

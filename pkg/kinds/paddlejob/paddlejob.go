@@ -76,13 +76,13 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			roles["worker"] = map[string]any{"replicas": common.Workers}
 		}
 		if common.Changed("ps") {
-			if ps < 0 {
-				return nil, exit.UsageErrorf("--ps %d: must be 0 or more", ps)
+			if err := kinds.CheckCount("--ps", ps, 0); err != nil {
+				return nil, err
 			}
 			roles["master"] = map[string]any{"replicas": ps}
 		}
 		if elasticMin != 0 || elasticMax != 0 {
-			if elasticMin < 1 || elasticMax < elasticMin {
+			if elasticMin < 1 || elasticMax < elasticMin || elasticMax > kinds.MaxCount {
 				return nil, exit.UsageErrorf("--elastic-min %d --elastic-max %d: need 1 <= min <= max", elasticMin, elasticMax)
 			}
 			if ps > 0 {

@@ -50,7 +50,7 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			values["nprocPerNode"] = nproc
 		}
 		if elasticMin != 0 || elasticMax != 0 {
-			if elasticMin < 1 || elasticMax < elasticMin {
+			if elasticMin < 1 || elasticMax < elasticMin || elasticMax > kinds.MaxCount {
 				return nil, exit.UsageErrorf("--elastic-min %d --elastic-max %d: need 1 <= min <= max", elasticMin, elasticMax)
 			}
 			if common.Changed("workers") && (common.Workers < elasticMin || common.Workers > elasticMax) {

@@ -42,8 +42,8 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		if common.Workers < 0 {
 			return nil, exit.UsageErrorf("--workers %d: must be 0 or more", common.Workers)
 		}
-		if ps < 0 {
-			return nil, exit.UsageErrorf("--ps %d: must be 0 or more", ps)
+		if err := kinds.CheckCount("--ps", ps, 0); err != nil {
+			return nil, err
 		}
 		if successPolicy != "" && successPolicy != string(kubeflowv1.SuccessPolicyAllWorkers) {
 			return nil, exit.UsageErrorf("--success-policy %q: must be AllWorkers or empty", successPolicy)

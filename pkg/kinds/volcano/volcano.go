@@ -188,8 +188,11 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		}
 		runPolicy := map[string]any{}
 		if common.Changed("min-available") {
-			if minAvailable < 1 {
-				return nil, exit.UsageErrorf("--min-available %d: must be 1 or more", minAvailable)
+			if err := kinds.CheckCount("--min-available", minAvailable, 1); err != nil {
+				return nil, err
+			}
+			if pods, known := flagPods(taskValues); known && minAvailable > pods {
+				return nil, exit.UsageErrorf("--min-available %d: more than the job's %d pods, it would never start", minAvailable, pods)
 			}
 			runPolicy["minAvailable"] = minAvailable
 		}
@@ -197,8 +200,8 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			if common.Changed("retry") {
 				return nil, exit.UsageErrorf("--max-retry and --retry both set a Volcano Job's maxRetry: give one")
 			}
-			if maxRetry < 0 {
-				return nil, exit.UsageErrorf("--max-retry %d: must be 0 or more", maxRetry)
+			if err := kinds.CheckCount("--max-retry", maxRetry, 0); err != nil {
+				return nil, err
 			}
 			runPolicy["backoffLimit"] = maxRetry
 		}
@@ -213,6 +216,20 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		}
 		return values, nil
 	}
+}
+
+// flagPods counts the pods of the tasks the flags gave (--task, --workers);
+// known is false when they gave none (a job file's tasks are checked once
+// the values are merged).
+func flagPods(taskValues map[string]any) (pods int, known bool) {
+	for _, t := range taskValues {
+		n, ok := t.(map[string]any)["replicas"].(int)
+		if !ok {
+			return 0, false
+		}
+		pods += n
+	}
+	return pods, len(taskValues) > 0
 }
 
 func taskNames(order []string) []string {
@@ -231,8 +248,8 @@ func parseTask(arg string) (string, int, error) {
 		return "", 0, exit.UsageErrorf("--task %q: the task's name must be a DNS label (lower-case letters, digits and -)", arg)
 	}
 	n, err := strconv.Atoi(count)
-	if err != nil || n < 0 {
-		return "", 0, exit.UsageErrorf("--task %q: REPLICAS must be a whole number, 0 or more", arg)
+	if err != nil || n < 0 || n > kinds.MaxCount {
+		return "", 0, exit.UsageErrorf("--task %q: REPLICAS must be a whole number between 0 and %d", arg, kinds.MaxCount)
 	}
 	return name, n, nil
 }

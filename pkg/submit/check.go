@@ -1,0 +1,166 @@
+package submit
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/render"
+)
+
+// flagOfValue is the submit flag that sets each checked value, for messages.
+var flagOfValue = map[string]string{
+	"name": "--name", "image": "--image", "workingDir": "--working-dir", "priorityClassName": "--priority",
+	"imagePullSecrets": "--image-pull-secret", "env": "--env", "data": "--data", "kind": "the kind",
+	"runPolicy.minAvailable": "--min-available", "runPolicy.backoffLimit": "--retry",
+	"runPolicy.ttlSecondsAfterFinished": "--ttl-after-finished", "resources.gpus": "--gpus",
+}
+
+// Source names where the merged value at path came from, as the user gave
+// it: the flag ("--name"), the --set expression ("--set name=MyJob: name"),
+// or the key in a values file ("-f job.yaml: name").
+func (r *Request) Source(path string) string {
+	o := render.OriginOf(r.render(), path)
+	switch {
+	case o.Set != "":
+		return fmt.Sprintf("--set %s: %s", o.Set, path)
+	case o.Flags && flagOfValue[path] != "":
+		return flagOfValue[path]
+	case o.File != "":
+		return fmt.Sprintf("-f %s: %s", o.File, path)
+	}
+	return path
+}
+
+// checkValues checks the merged values as the flags are checked where they
+// are parsed, so that a value from a job file or --set that the API server
+// or an operator would reject later fails here, naming where it came from.
+func (r *Request) checkValues(values map[string]any) error {
+	if name, ok := values["name"].(string); ok && name != "" {
+		if err := CheckName(r.Source("name"), name); err != nil {
+			return err
+		}
+	}
+	if p, ok := values["priorityClassName"].(string); ok && p != "" {
+		if err := checkObjectName("PriorityClass")(r.Source("priorityClassName"), p); err != nil {
+			return err
+		}
+	}
+	if secrets, ok := values["imagePullSecrets"].([]any); ok {
+		for _, s := range secrets {
+			if s, ok := s.(string); ok {
+				if err := checkObjectName("Secret")(r.Source("imagePullSecrets"), s); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := r.checkContainer("", values); err != nil {
+		return err
+	}
+	if data, ok := values["data"].([]any); ok {
+		mounts := map[string]bool{}
+		for _, d := range data {
+			d, _ := d.(map[string]any)
+			if m, ok := d["mountPath"].(string); ok {
+				if mounts[m] {
+					return exit.UsageErrorf("%s: two volumes are mounted at %s", r.Source("data"), m)
+				}
+				mounts[m] = true
+			}
+		}
+	}
+	pods := 0.0
+	for _, rolesKey := range []string{"roles", "tasks"} {
+		roles, _ := values[rolesKey].(map[string]any)
+		for _, name := range sortedKeys(roles) {
+			role, _ := roles[name].(map[string]any)
+			prefix := rolesKey + "." + name + "."
+			if n, ok := number(role["replicas"]); ok {
+				if err := r.checkCount(prefix+"replicas", n); err != nil {
+					return err
+				}
+				pods += n
+			}
+			if err := r.checkContainer(prefix, role); err != nil {
+				return err
+			}
+		}
+	}
+	runPolicy, _ := values["runPolicy"].(map[string]any)
+	for _, key := range []string{"backoffLimit", "ttlSecondsAfterFinished", "minAvailable"} {
+		if n, ok := number(runPolicy[key]); ok {
+			if err := r.checkCount("runPolicy."+key, n); err != nil {
+				return err
+			}
+		}
+	}
+	if n, ok := number(runPolicy["minAvailable"]); ok && pods > 0 && n > pods {
+		return exit.UsageErrorf("%s %v: more than the job's %v pods, it would never start", r.Source("runPolicy.minAvailable"), n, pods)
+	}
+	return nil
+}
+
+// checkContainer checks the values of a container: at the top (prefix "")
+// or of a role ("roles.worker.").
+func (r *Request) checkContainer(prefix string, values map[string]any) error {
+	if image, ok := values["image"].(string); ok && image != "" {
+		if err := CheckImage(r.Source(prefix+"image"), image); err != nil {
+			return err
+		}
+	}
+	if dir, ok := values["workingDir"].(string); ok && dir != "" {
+		if err := CheckWorkingDir(r.Source(prefix+"workingDir"), dir); err != nil {
+			return err
+		}
+	}
+	if env, ok := values["env"].([]any); ok {
+		seen := map[string]bool{}
+		for _, e := range env {
+			e, _ := e.(map[string]any)
+			if name, ok := e["name"].(string); ok {
+				if seen[name] {
+					return exit.UsageErrorf("%s: %s is given twice", r.Source(prefix+"env"), name)
+				}
+				seen[name] = true
+			}
+		}
+	}
+	res, _ := values["resources"].(map[string]any)
+	if n, ok := number(res["gpus"]); ok {
+		return r.checkCount(prefix+"resources.gpus", n)
+	}
+	return nil
+}
+
+func (r *Request) checkCount(path string, n float64) error {
+	if n > kinds.MaxCount {
+		return exit.UsageErrorf("%s %.0f: must be at most %d", r.Source(path), n, kinds.MaxCount)
+	}
+	return nil
+}
+
+// number reads a whole number of the values (float64 from YAML and JSON,
+// int64 from --set, int from flags).
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, !math.IsNaN(n)
+	}
+	return 0, false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
