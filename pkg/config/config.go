@@ -4,6 +4,8 @@
 package config
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/spf13/viper"
 	"sigs.k8s.io/yaml"
+
+	"github.com/easyai-dev/easyai/pkg/userfile"
 )
 
 // The keys easyai reads. EASYAI_<KEY> overrides each, with "-" as "_"
@@ -82,9 +86,12 @@ func Load(path string) (*Config, error) {
 		path = DefaultPath()
 	}
 	v := newViper(path)
-	if err := v.ReadInConfig(); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		var notFound viper.ConfigFileNotFoundError
-		if !errors.As(err, &notFound) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
 	}
@@ -101,6 +108,18 @@ func Load(path string) (*Config, error) {
 		FetcherImage:  v.GetString(KeyFetcherImage),
 		Path:          path,
 	}, nil
+}
+
+// readFile reads the configuration file, bounded (--config /dev/zero would
+// be read without end): nil for a missing file.
+func readFile(path string) ([]byte, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err := userfile.CheckRegular("--config", path, userfile.ConfigLimit); err != nil {
+		return nil, err
+	}
+	return userfile.Read(context.Background(), "--config", path, userfile.ConfigLimit, nil)
 }
 
 // labelsOf reads labels as a map from the file, or as "k=v,..." from the environment.
@@ -138,17 +157,17 @@ func Set(path, key, value string) error {
 		return fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(KeyNames(), ", "))
 	}
 	doc := map[string]any{}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	switch {
-	case err == nil:
+	case err != nil:
+		return err
+	case data != nil:
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			return fmt.Errorf("reading %s: %w", path, err)
 		}
 		if doc == nil {
 			doc = map[string]any{}
 		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
 	}
 	if key == KeyLabels {
 		labels, err := ParseLabels(value)

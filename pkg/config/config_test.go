@@ -4,7 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
 func TestFileThenEnvironment(t *testing.T) {
@@ -83,5 +87,27 @@ func TestFetcherImage(t *testing.T) {
 	t.Setenv("EASYAI_FETCHER_IMAGE", "busybox@sha256:0123")
 	if c, err := Load(path); err != nil || c.FetcherImage != "busybox@sha256:0123" {
 		t.Errorf("from the environment: %+v %v", c, err)
+	}
+}
+
+// TestConfigFileIsBounded: --config /dev/zero, or a file over the limit,
+// fails at once (exit 2, naming --config) instead of being read without end.
+func TestConfigFileIsBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(big, make([]byte, 2<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/dev/zero": "not a regular file", big: "larger than 1 MiB"} {
+		start := time.Now()
+		_, err := Load(path)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--config "+path) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load %s: error %v (exit %d), want exit 2 with %q", path, err, exit.Code(err), want)
+		}
+		if err := Set(path, KeyImage, "x"); exit.Code(err) != exit.Usage {
+			t.Errorf("Set %s: error %v, want exit 2", path, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %s", path, d)
+		}
 	}
 }
