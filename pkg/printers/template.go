@@ -1,16 +1,17 @@
 package printers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/template"
 
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/userfile"
 )
 
 // TemplateOutputs are the -o values that print through a template, as
@@ -36,7 +37,7 @@ func ParseTemplate(output string) (*Template, error) {
 	}
 	switch kind {
 	case "jsonpath-file", "go-template-file":
-		data, err := os.ReadFile(text)
+		data, err := userfile.Read(context.Background(), "template", text, userfile.TemplateLimit, nil)
 		if err != nil {
 			return nil, exit.UsageErrorf("-o %s: %v", output, err)
 		}

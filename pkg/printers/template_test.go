@@ -51,7 +51,7 @@ func TestTemplates(t *testing.T) {
 			t.Errorf("%s is not a template output: %v, %v", output, tmpl, err)
 		}
 	}
-	for _, output := range []string{"jsonpath={.status", "go-template={{.name", "jsonpath=", "jsonpath-file=/nonexistent"} {
+	for _, output := range []string{"jsonpath={.status", "go-template={{.name", "jsonpath=", "jsonpath-file=/nonexistent", "go-template-file=/dev/zero"} {
 		if _, err := ParseTemplate(output); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "-o "+output) {
 			t.Errorf("%s: %v, want a usage error naming it", output, err)
 		}
