@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/easyai-dev/easyai/pkg/job"
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
@@ -185,21 +187,24 @@ func TestPortForwardBadPort(t *testing.T) {
 	}
 }
 
-// fakeBrowser is a $BROWSER that records the URLs it was asked to open.
-func fakeBrowser(t *testing.T) (env string, opened func() string) {
+// fakeBrowser is a $BROWSER that records its command lines (what ps shows
+// every user of the host) and, as a browser would, loads the file:// page
+// it is given.
+func fakeBrowser(t *testing.T) (env string, opened func() (argv, page string)) {
 	t.Helper()
 	dir := t.TempDir()
-	log := filepath.Join(dir, "opened")
+	log, loaded := filepath.Join(dir, "opened"), filepath.Join(dir, "loaded")
 	script := filepath.Join(dir, "browser")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$1\" >> "+log+"\n"), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncase \"$1\" in file://*) cat \"${1#file://}\" > "+loaded+".tmp && mv "+loaded+".tmp "+loaded+";; esac\necho \"$@\" >> "+log+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	return "BROWSER=" + script, func() string {
+	return "BROWSER=" + script, func() (string, string) {
 		mu.Lock()
 		defer mu.Unlock()
-		data, _ := os.ReadFile(log)
-		return string(data)
+		argv, _ := os.ReadFile(log)
+		page, _ := os.ReadFile(loaded)
+		return string(argv), string(page)
 	}
 }
 
@@ -212,12 +217,6 @@ func TestOpenForwardsANamedEndpointAndLogsInWithItsToken(t *testing.T) {
 	jupyter, tensorboard := serve(t, "jupyter"), serve(t, "tensorboard")
 	c.PodPortForward(t, ns, "nb-master-0", 8888, jupyter.Listener.Addr().String())
 	c.PodPortForward(t, ns, "nb-worker-0", 6006, tensorboard.Listener.Addr().String())
-	if _, err := c.Kube.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "nb-jupyter"},
-		Data:       map[string][]byte{job.TokenSecretKey: []byte("t0ken-42")},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	master, worker := replica(1, 0, 0, "pytorch"), replica(1, 0, 0, "pytorch")
 	worker.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "tensorboard", ContainerPort: 6006}}
 	pj := &kubeflowv1.PyTorchJob{
@@ -228,13 +227,32 @@ func TestOpenForwardsANamedEndpointAndLogsInWithItsToken(t *testing.T) {
 			kubeflowv1.PyTorchJobReplicaTypeWorker: worker,
 		}},
 	}
-	if _, err := kf.KubeflowV1().PyTorchJobs(ns).Create(ctx, pj, metav1.CreateOptions{}); err != nil {
+	created, err := kf.KubeflowV1().PyTorchJobs(ns).Create(ctx, pj, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The token's Secret is the job's (an ownerReference with its uid);
+	// nb-other is not, and the service account token is never taken.
+	owner := metav1.OwnerReference{APIVersion: "kubeflow.org/v1", Kind: "PyTorchJob", Name: "nb", UID: created.UID}
+	for _, s := range []*corev1.Secret{
+		{ObjectMeta: metav1.ObjectMeta{Name: "nb-jupyter", OwnerReferences: []metav1.OwnerReference{owner}},
+			Data: map[string][]byte{job.TokenSecretKey: []byte("t0ken-42")}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "nb-other"},
+			Data: map[string][]byte{job.TokenSecretKey: []byte("other-t0ken")}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "nb-sa-token", OwnerReferences: []metav1.OwnerReference{owner},
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}},
+			Type: corev1.SecretTypeServiceAccountToken, Data: map[string][]byte{job.TokenSecretKey: []byte("sa-t0ken")}},
+	} {
+		if _, err := c.Kube.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c.WaitPodPhase(t, ns, "nb-master-0", string(corev1.PodRunning), 90*time.Second)
 	c.WaitPodPhase(t, ns, "nb-worker-0", string(corev1.PodRunning), 90*time.Second)
 
-	// Jupyter, from the endpoints annotation: the browser gets the token, stdout does not.
+	// Jupyter, from the endpoints annotation: the browser gets the token,
+	// through a private redirect page; stdout and the browser's command line
+	// do not.
 	browser, opened := fakeBrowser(t)
 	f := startForwarding(t, []string{browser}, "open", "nb", "jupyter", "-n", ns)
 	url := f.line(t)
@@ -245,15 +263,24 @@ func TestOpenForwardsANamedEndpointAndLogsInWithItsToken(t *testing.T) {
 		t.Errorf("GET %s = %q", url, body)
 	}
 	cluster.Eventually(t, 20*time.Second, "the browser opened", func(context.Context) (bool, error) {
-		return opened() != "", nil
+		argv, page := opened()
+		return argv != "" && page != "", nil
 	})
-	if got := strings.TrimSpace(opened()); got != url+"?token=t0ken-42" {
-		t.Errorf("the browser opened %q, want %q", got, url+"?token=t0ken-42")
+	argv, page := opened()
+	argv = strings.TrimSpace(argv)
+	if strings.Contains(argv, "t0ken-42") || !strings.HasPrefix(argv, "file://") || !strings.HasSuffix(argv, "/open.html") {
+		t.Errorf("the browser's command line is %q, want a file:// page without the token", argv)
+	}
+	if !strings.Contains(page, `location.replace("`+url+`?token=t0ken-42")`) {
+		t.Errorf("the page the browser loaded does not send it to %s with the token:\n%s", url, page)
 	}
 	if strings.Contains(f.stderr.String(), "t0ken-42") {
 		t.Errorf("the token is on stderr: %s", f.stderr.String())
 	}
 	f.interrupt(t)
+	if _, err := os.Stat(strings.TrimPrefix(argv, "file://")); !os.IsNotExist(err) {
+		t.Errorf("the redirect page is still there after open ended: %v", err)
+	}
 
 	// TensorBoard, a named container port of worker-0; no browser.
 	f = startForwarding(t, nil, "open", "nb", "tensorboard", "-n", ns, "--no-browser")
@@ -270,5 +297,23 @@ func TestOpenForwardsANamedEndpointAndLogsInWithItsToken(t *testing.T) {
 	// pytorchjob-port is the operator's own port on the master.
 	if res.Code != 3 || !strings.Contains(res.Stderr, "it has jupyter, pytorchjob-port, tensorboard") {
 		t.Errorf("an endpoint the job does not have: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+
+	// An endpoint pointed at a Secret the job does not own, or at a service
+	// account's token, by whoever may patch the job: refused, naming it.
+	if _, err := kf.KubeflowV1().PyTorchJobs(ns).Patch(cluster.Context(t, 30*time.Second), "nb", types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+job.EndpointsAnnotation+`":`+
+		strconv.Quote(`{"jupyter":{"port":8888,"path":"/lab","tokenSecret":"nb-jupyter"},"other":{"port":8888,"tokenSecret":"nb-other"},"sa":{"port":8888,"tokenSecret":"nb-sa-token"}}`)+`}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"other": "Secret nb-other, named by the easyai.io/endpoints annotation of job nb, is not owned by the job",
+		"sa":    "Secret nb-sa-token, named by the easyai.io/endpoints annotation of job nb, is a service account token",
+	} {
+		browser, opened := fakeBrowser(t)
+		res := easyai.RunWith(t, []string{browser}, "open", "nb", name, "-n", ns)
+		argv, _ := opened()
+		if res.Code != 1 || !strings.Contains(res.Stderr, want) || strings.Contains(res.Stdout+res.Stderr, "t0ken") || argv != "" {
+			t.Errorf("open nb %s: exit %d, stdout %q, stderr %q, browser %q; want exit 1 saying %q", name, res.Code, res.Stdout, res.Stderr, argv, want)
+		}
 	}
 }
