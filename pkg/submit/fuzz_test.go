@@ -26,7 +26,7 @@ func checkUsageError(t *testing.T, flag, value string, err error) {
 // FuzzTolerationFlag is submit --toleration key[=value]:effect.
 func FuzzTolerationFlag(f *testing.F) {
 	for _, seed := range []string{"nvidia.com/gpu:NoSchedule", "pool=ml:NoExecute", "gpu", "gpu:Never", ":NoSchedule",
-		"=x:NoSchedule", "a=b=c:PreferNoSchedule", "a:b:NoSchedule", "gpu:noschedule", "gpu=:NoExecute", "\xff:NoSchedule"} {
+		"=x:NoSchedule", "a=b=c:PreferNoSchedule", "a:b:NoSchedule", "gpu:noschedule", "gpu=:NoExecute", "\xff:NoSchedule", "gpu=a b:NoSchedule"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, value string) {
@@ -42,6 +42,9 @@ func FuzzTolerationFlag(f *testing.F) {
 		tol := tols[0].(map[string]any)
 		if key, _ := tol["key"].(string); len(validation.IsQualifiedName(key)) > 0 {
 			t.Fatalf("--toleration %q: key %q", value, key)
+		}
+		if val, ok := tol["value"].(string); ok && len(validation.IsValidLabelValue(val)) > 0 {
+			t.Fatalf("--toleration %q: value %q, which the API server refuses", value, val)
 		}
 		switch tol["effect"] {
 		case "NoSchedule", "PreferNoSchedule", "NoExecute":

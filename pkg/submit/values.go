@@ -330,6 +330,9 @@ func parseToleration(s string) (map[string]any, error) {
 	if len(validation.IsQualifiedName(key)) > 0 {
 		return nil, bad(fmt.Sprintf("bad key %q", key))
 	}
+	if hasValue && len(validation.IsValidLabelValue(value)) > 0 {
+		return nil, bad(fmt.Sprintf("bad value %q (a label value: letters, digits, '-', '_' and '.', at most 63)", value))
+	}
 	tol := map[string]any{"key": key, "effect": effect, "operator": string(corev1.TolerationOpExists)}
 	if hasValue {
 		tol["operator"] = string(corev1.TolerationOpEqual)

@@ -1,6 +1,7 @@
 package volcano_test
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func fuzzFlag(t *testing.T, flag, value string, fixed ...string) map[string]any 
 // FuzzTaskFlag is submit volcano --task NAME=REPLICAS.
 func FuzzTaskFlag(f *testing.F) {
 	for _, seed := range []string{"master=1", "worker=3", "worker", "Worker=2", "worker=-1", "worker=", "=1", "a=b=c",
-		"worker=0x10", "worker=+1", "worker=9223372036854775808", strings.Repeat("a", 64) + "=1", "worker=1\n", "\xff=1"} {
+		"worker=0x10", "worker=+1", "worker=9223372036854775808", "worker=2147483648", strings.Repeat("a", 64) + "=1", "worker=1\n", "\xff=1"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, value string) {
@@ -38,8 +39,12 @@ func FuzzTaskFlag(f *testing.F) {
 		}
 		name, _, _ := strings.Cut(value, "=")
 		tasks, _ := v["tasks"].(map[string]any)
-		if _, ok := tasks[name].(map[string]any); !ok {
+		task, ok := tasks[name].(map[string]any)
+		if !ok {
 			t.Fatalf("--task %q: values %v have no task %q", value, v, name)
+		}
+		if n, _ := task["replicas"].(int); n < 0 || n > math.MaxInt32 {
+			t.Fatalf("--task %q: %d replicas, which the job's int32 field cannot hold", value, n)
 		}
 	})
 }
