@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -82,9 +83,42 @@ func Render(req Request) ([]*unstructured.Unstructured, error) {
 	}
 	files, err := engine.Render(p.chart, p.renderValues)
 	if err != nil {
-		return nil, exit.UsageErrorf("chart %s: %v", p.chart.Name(), err)
+		return nil, chartError(p.chart.Name(), err)
 	}
 	return p.objects(files)
+}
+
+// ValueError is a chart's check of a value failing ("roles.worker.replicas:
+// must be a whole number"): Path is the value's path, Message what is wrong.
+type ValueError struct {
+	Chart, Path, Message string
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("chart %s: %s: %s", e.Chart, e.Path, e.Message)
+}
+
+var (
+	// failAt is how Helm prefixes the message of a template's fail.
+	failAt = regexp.MustCompile(`^execution error at \([^)]*\): `)
+	// valuePath is the value path a check's message starts with (easyai-lib's
+	// checks all do).
+	valuePath = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*(?:\[[0-9]+\])*(?:\.[A-Za-z0-9_-]+(?:\[[0-9]+\])*)*): (.*)$`)
+)
+
+// chartError is a usage error of a failed rendering: a ValueError when a
+// check of the chart failed on a value (without the template's file and
+// line, which mean nothing to the user), else the engine's error.
+func chartError(chart string, err error) error {
+	msg := err.Error()
+	if loc := failAt.FindStringIndex(msg); loc != nil {
+		msg = msg[loc[1]:]
+		if m := valuePath.FindStringSubmatch(msg); m != nil {
+			return &exit.CodedError{Code: exit.Usage, Err: &ValueError{Chart: chart, Path: m[1], Message: m[2]}}
+		}
+		return exit.UsageErrorf("chart %s: %s", chart, msg)
+	}
+	return exit.UsageErrorf("chart %s: %v", chart, err)
 }
 
 // MergedValues returns the final merged values (for the CLI to record the

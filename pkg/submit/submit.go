@@ -3,7 +3,9 @@ package submit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -98,6 +100,10 @@ func Build(r *Request) ([]*unstructured.Unstructured, error) {
 	req := r.render()
 	req.Values = values
 	objs, err := render.Render(req)
+	var valueErr *render.ValueError
+	if errors.As(err, &valueErr) {
+		return nil, r.explain(valueErr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +142,22 @@ func Create(ctx context.Context, client dynamic.Interface, k kinds.Kind, obj *un
 	default:
 		return nil, fmt.Errorf("submitting %s %s: %w", k.GroupVersionKind().Kind, obj.GetName(), err)
 	}
+}
+
+// explain names where a value the chart refused came from: the --set
+// expression, the job file or the flag that gave it.
+func (r *Request) explain(e *render.ValueError) error {
+	key, _, _ := strings.Cut(e.Path, "[")
+	o := render.OriginOf(r.render(), key)
+	switch {
+	case o.Set != "":
+		return exit.UsageErrorf("--set %s: %s: %s", o.Set, e.Path, e.Message)
+	case o.Flags && flagOfValue[key] != "":
+		return exit.UsageErrorf("%s: %s: %s", flagOfValue[key], e.Path, e.Message)
+	case o.File != "":
+		return exit.UsageErrorf("-f %s: %s: %s", o.File, e.Path, e.Message)
+	}
+	return exit.UsageErrorf("%s: %s", e.Path, e.Message)
 }
 
 func mergeStrings(base, add map[string]string) map[string]string {
