@@ -25,13 +25,15 @@ func TestALineWithoutEndIsShownInPiecesOfAtMost64KiB(t *testing.T) {
 	var out syncBuffer
 	done := make(chan error, 1)
 	go func() { done <- copyLines(r, &lineWriter{w: &out}, "[worker-0] ", nil, false) }()
-	go func() { _, _ = io.WriteString(w, bar) }()
+	written := make(chan struct{})
+	go func() { _, _ = io.WriteString(w, bar); close(written) }()
 
 	// Shown while the stream is still open, without waiting for a newline.
 	deadline := time.Now().Add(10 * time.Second)
 	for strings.Count(out.String(), "\n") < len(bar)/maxLineBytes && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	<-written
 	_ = w.Close()
 	if err := <-done; err != nil {
 		t.Fatal(err)
