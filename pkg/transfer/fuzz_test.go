@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzExtractStaysInTheDestination unpacks arbitrary archives. Whatever
-// they hold, nothing outside the destination changes, and no symlink in it
-// resolves outside it.
+// they hold, the download ends, nothing outside the destination changes,
+// and no symlink in it resolves outside it.
 func FuzzExtractStaysInTheDestination(f *testing.F) {
 	for _, tt := range cveArchives {
 		f.Add(archive(f, tt.entries...))
@@ -63,10 +64,15 @@ func FuzzExtractStaysInTheDestination(f *testing.F) {
 			t.Fatal(err)
 		}
 		before := snapshot(t, base, dest)
-		_, _ = Download(context.Background(), Request{
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_, err = Download(ctx, Request{
 			Executor: &fakeContainer{archives: [][]byte{data}}, Source: Source{Pod: "p", Dir: ".", Name: "."},
-			LocalDir: dest, MaxBytes: 1 << 20, MaxFiles: 200,
+			LocalDir: dest, MaxBytes: 1 << 20, MaxFiles: 200, IdleTimeout: 10 * time.Second,
 		})
+		if ctx.Err() != nil {
+			t.Fatalf("the download did not end: %v", err)
+		}
 		if after := snapshot(t, base, dest); after != before {
 			t.Fatalf("outside the destination:\n%s\nbecame:\n%s", before, after)
 		}
