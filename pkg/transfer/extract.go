@@ -59,9 +59,11 @@ type extractor struct {
 	// refused to make (nothing is written beneath either).
 	links, refusedLinks map[string]bool
 
-	// maxBytes bounds the bytes written (<= 0: no bound); maxEntries the
+	// maxBytes bounds the bytes written (< 0: no bound), as limitName says
+	// it came about; maxEntries the
 	// different entry names the archive may hold (<= 0: no bound).
 	maxBytes   int64
+	limitName  string
 	maxEntries int
 	// seen are the entry names read, for maxEntries.
 	seen map[string]struct{}
@@ -77,7 +79,7 @@ func newExtractor(root *os.Root, strip, into string, warn func(string, ...any), 
 	return &extractor{
 		root: root, strip: strip, into: into, warn: warn, progress: progress,
 		done: map[string]written{}, links: map[string]bool{}, refusedLinks: map[string]bool{},
-		seen: map[string]struct{}{},
+		seen: map[string]struct{}{}, maxBytes: -1,
 	}
 }
 
@@ -239,9 +241,9 @@ func (x *extractor) file(hdr *tar.Header, local string, r io.Reader) error {
 		x.refuse(hdr.Name, "a directory of that name is in the way")
 		return nil
 	}
-	if x.maxBytes > 0 && x.bytes+hdr.Size > x.maxBytes {
-		return &limitError{fmt.Sprintf("%q (%d bytes) would take the download past --max-bytes %d (%d bytes written); it stopped there",
-			hdr.Name, hdr.Size, x.maxBytes, x.bytes)}
+	if x.maxBytes >= 0 && x.bytes+hdr.Size > x.maxBytes {
+		return &limitError{fmt.Sprintf("%q (%d bytes) would take the download past %s %d (%d bytes written); it stopped there",
+			hdr.Name, hdr.Size, x.limitName, x.maxBytes, x.bytes)}
 	}
 	partial, f, err := x.createPartial(local, fs.FileMode(hdr.Mode)&0o777|0o600)
 	if err != nil {

@@ -378,3 +378,22 @@ func TestASlowStreamIsNotIdle(t *testing.T) {
 		t.Errorf("err %v, result %+v", err, res)
 	}
 }
+
+// Without --max-bytes, an entry larger than the destination's free space
+// stops the download before a byte of it is written.
+func TestTheFreeSpaceBoundsTheDownload(t *testing.T) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	// Only the header: its size is checked before its content is read.
+	if err := tw.WriteHeader(&tar.Header{Name: "huge.bin", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1 << 60, ModTime: mtime}); err != nil {
+		t.Fatal(err)
+	}
+	dest, _, _, res, err := hostileDownload(t, buf.Bytes(), Request{Retries: 2})
+	var limit *limitError
+	if !errors.As(err, &limit) || !strings.Contains(err.Error(), `"huge.bin" (1152921504606846976 bytes) would take the download past the free space of `+dest+" less a margin (set --max-bytes to change it): ") {
+		t.Fatalf("err %v", err)
+	}
+	if got := tree(t, dest); strings.Join(got, ",") != ".bashrc: 4" || res.Retries != 0 {
+		t.Errorf("tree %q, result %+v", got, res)
+	}
+}

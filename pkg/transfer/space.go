@@ -9,5 +9,5 @@ func DefaultMaxBytes(dir string) int64 {
 	if !ok {
 		return -1
 	}
-	return free - min(free/10, 1<<30)
+	return max(free-min(free/10, 1<<30), 0)
 }

@@ -89,7 +89,7 @@ type Request struct {
 	// broken (0: DefaultIdleTimeout).
 	IdleTimeout time.Duration
 	// MaxBytes bounds the bytes written (0: the free space of LocalDir's
-	// file system minus a margin; < 0: no bound). MaxFiles bounds the
+	// file system minus a margin, DefaultMaxBytes; < 0: no bound). MaxFiles bounds the
 	// entries of the archive (0: DefaultMaxFiles; < 0: no bound).
 	MaxBytes int64
 	MaxFiles int
@@ -122,9 +122,10 @@ func Download(ctx context.Context, req Request) (Result, error) {
 	if req.IdleTimeout <= 0 {
 		req.IdleTimeout = DefaultIdleTimeout
 	}
-	maxBytes := req.MaxBytes
+	maxBytes, limitName := req.MaxBytes, "--max-bytes"
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes(req.LocalDir)
+		limitName = fmt.Sprintf("the free space of %s less a margin (set --max-bytes to change it):", req.LocalDir)
 	}
 	maxFiles := req.MaxFiles
 	if maxFiles == 0 {
@@ -148,7 +149,7 @@ func Download(ctx context.Context, req Request) (Result, error) {
 		func(format string, args ...any) { fmt.Fprintf(warnings, format+"\n", args...) },
 		nil)
 	x.progress = func(int) { progress.Set(x.bytes) }
-	x.maxBytes, x.maxEntries = maxBytes, maxFiles
+	x.maxBytes, x.limitName, x.maxEntries = maxBytes, limitName, maxFiles
 
 	backoff := req.Backoff
 	var from resumePoint
