@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 
@@ -17,13 +16,6 @@ import (
 // Refused reports whether the API server refused the request for lack of
 // a permission (403 Forbidden).
 func Refused(err error) bool { return apierrors.IsForbidden(err) }
-
-// Unreachable reports whether err came before any API server answered: no
-// HTTP status at all (connection refused, a DNS failure, a timeout).
-func Unreachable(err error) bool {
-	var status apierrors.APIStatus
-	return err != nil && !errors.As(err, &status) && !meta.IsNoMatchError(err)
-}
 
 // DoctorHint points a user refused a permission at "easyai doctor", for the
 // namespace ("" for the cluster scope).
