@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -500,5 +501,47 @@ func TestReadValueFiles(t *testing.T) {
 		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "-f "+path) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want exit 2 naming -f %s and %q", path, err, path, want)
 		}
+	}
+}
+
+// TestOriginOf: the last source that sets a value is where it came from,
+// as the merge takes it: --set over the flags over the files, later files
+// over earlier ones.
+func TestOriginOf(t *testing.T) {
+	req := Request{
+		Kind: tfjob.New(),
+		ValueFiles: []ValueFile{
+			{Name: "a.yaml", Data: []byte("name: a\nimage: a\nenv: [{name: X}]\n")},
+			{Name: "b.yaml", Data: []byte("image: b\nroles: {worker: {replicas: 2}}\n")},
+		},
+		Values: map[string]any{"workingDir": "/w"},
+		Set:    []string{"name=s", "roles.worker.image=x"},
+	}
+	for path, want := range map[string]Origin{
+		"name":                  {Set: "name=s"},
+		"roles.worker.image":    {Set: "roles.worker.image=x"},
+		"roles.worker.replicas": {File: "b.yaml"},
+		"image":                 {File: "b.yaml"},
+		"env":                   {File: "a.yaml"},
+		"workingDir":            {Flags: true},
+		"shmSize":               {},
+	} {
+		if got := OriginOf(req, path); got != want {
+			t.Errorf("OriginOf(%s) = %+v, want %+v", path, got, want)
+		}
+	}
+}
+
+// TestChartChecksNameTheValueNotTheTemplate: a chart's check that fails is
+// a ValueError with the value's path, without Helm's "execution error at
+// (chart/templates/file.yaml:3:4)".
+func TestChartChecksNameTheValueNotTheTemplate(t *testing.T) {
+	_, err := Render(Request{Kind: tfjob.New(), Values: map[string]any{"name": "j", "image": "i"}, Set: []string{"roles.worker.replicas=two"}})
+	var ve *ValueError
+	if !errors.As(err, &ve) || ve.Path != "roles.worker.replicas" || exit.Code(err) != exit.Usage {
+		t.Fatalf("error %v, want a usage ValueError of roles.worker.replicas", err)
+	}
+	if strings.Contains(err.Error(), "execution error") || strings.Contains(err.Error(), "templates/") {
+		t.Errorf("the message names a template: %v", err)
 	}
 }

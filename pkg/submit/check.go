@@ -44,14 +44,14 @@ func (r *Request) checkValues(values map[string]any) error {
 		}
 	}
 	if p, ok := values["priorityClassName"].(string); ok && p != "" {
-		if err := checkObjectName("PriorityClass")(r.Source("priorityClassName"), p); err != nil {
+		if err := CheckObjectName("PriorityClass")(r.Source("priorityClassName"), p); err != nil {
 			return err
 		}
 	}
 	if secrets, ok := values["imagePullSecrets"].([]any); ok {
 		for _, s := range secrets {
 			if s, ok := s.(string); ok {
-				if err := checkObjectName("Secret")(r.Source("imagePullSecrets"), s); err != nil {
+				if err := CheckObjectName("Secret")(r.Source("imagePullSecrets"), s); err != nil {
 					return err
 				}
 			}

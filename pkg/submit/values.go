@@ -73,8 +73,8 @@ func (f *Flags) Values() (map[string]any, error) {
 	}{
 		{"image", f.Image, CheckImage},
 		{"working-dir", f.WorkingDir, CheckWorkingDir},
-		{"priority", f.Priority, checkObjectName("PriorityClass")},
-		{"queue", f.Queue, checkObjectName("queue")},
+		{"priority", f.Priority, CheckObjectName("PriorityClass")},
+		{"queue", f.Queue, CheckObjectName("queue")},
 	}
 	for _, c := range checks {
 		// "" leaves the value to the job file, the configuration or the image.
@@ -108,7 +108,7 @@ func (f *Flags) Values() (map[string]any, error) {
 	}
 	if len(f.ImagePullSecrets) > 0 {
 		for _, s := range f.ImagePullSecrets {
-			if err := checkObjectName("Secret")("--image-pull-secret", s); err != nil {
+			if err := CheckObjectName("Secret")("--image-pull-secret", s); err != nil {
 				return nil, err
 			}
 		}
@@ -288,9 +288,9 @@ func CheckWorkingDir(what, dir string) error {
 	return nil
 }
 
-// checkObjectName checks the name of an API object of the given kind (a
+// CheckObjectName checks the name of an API object of the given kind (a
 // DNS-1123 subdomain), as a PriorityClass, Secret or queue name must be.
-func checkObjectName(kind string) func(what, name string) error {
+func CheckObjectName(kind string) func(what, name string) error {
 	return func(what, name string) error {
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 			return exit.UsageErrorf("%s %q: not a %s name: %s", what, name, kind, strings.Join(errs, "; "))

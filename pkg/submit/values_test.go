@@ -90,6 +90,20 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"name", Flags{Name: "My_Job", Changed: changedOnly("name")}, `--name "My_Job"`},
 		{"max duration", Flags{MaxDuration: time.Millisecond, Changed: changedOnly("max-duration")}, "--max-duration 1ms"},
 		{"shm", Flags{ShmSize: "lots", Changed: changedOnly("shm-size")}, `--shm-size "lots"`},
+		{"name with a dot", Flags{Name: "a.b", Changed: changedOnly("name")}, `--name "a.b"`},
+		{"name with a leading digit", Flags{Name: "1abc", Changed: changedOnly("name")}, `--name "1abc"`},
+		{"workers over int32", Flags{Workers: 1 << 31, Changed: changedOnly("workers")}, "--workers 2147483648"},
+		{"gpus over int32", Flags{GPUs: 1<<63 - 1, Changed: changedOnly("gpus")}, "--gpus 9223372036854775807"},
+		{"retry over int32", Flags{Retry: 1 << 31, Changed: changedOnly("retry")}, "--retry 2147483648"},
+		{"ttl under a second", Flags{TTLAfterFinished: 500 * time.Millisecond, Changed: changedOnly("ttl-after-finished")}, "--ttl-after-finished 500ms"},
+		{"image with a space", Flags{Image: "tf 1", Changed: changedOnly("image")}, `--image "tf 1"`},
+		{"priority", Flags{Priority: "Bad Prio", Changed: changedOnly("priority")}, `--priority "Bad Prio"`},
+		{"queue", Flags{Queue: "Bad_Q", Changed: changedOnly("queue")}, `--queue "Bad_Q"`},
+		{"pull secret", Flags{ImagePullSecrets: []string{"Bad_S"}, Changed: changedOnly()}, `--image-pull-secret "Bad_S"`},
+		{"data on one path", Flags{Data: []string{"a:/d", "b:/d"}, Changed: changedOnly()}, `--data "b:/d"`},
+		{"duplicate env", Flags{Env: []string{"A=1", "A=2"}, Changed: changedOnly()}, `--env "A=2"`},
+		{"relative working dir", Flags{WorkingDir: "src", Changed: changedOnly("working-dir")}, `--working-dir "src"`},
+		{"negative cpu", Flags{CPU: "-1", Changed: changedOnly("cpu")}, `--cpu "-1"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

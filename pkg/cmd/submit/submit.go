@@ -492,6 +492,9 @@ func (o *Options) fillDefaults(req *submit.Request, image, queue, priority strin
 		mergeValues(req.Values, map[string]any{"runPolicy": map[string]any{"queue": queue}})
 	}
 	if p, _ := resolved["priorityClassName"].(string); p == "" && priority != "" {
+		if err := submit.CheckObjectName("PriorityClass")("the configuration's priority-class", priority); err != nil {
+			return err
+		}
 		req.Values["priorityClassName"] = priority
 	}
 	if missing(resolved, "image") {
@@ -502,6 +505,9 @@ func (o *Options) fillDefaults(req *submit.Request, image, queue, priority strin
 		}
 		if image == "" {
 			return exit.UsageErrorf("--image is required (or set a default: easyai config set image IMAGE)")
+		}
+		if err := submit.CheckImage("image", image); err != nil {
+			return err
 		}
 		req.Values["image"] = image
 	}
