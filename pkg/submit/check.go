@@ -2,8 +2,9 @@ package submit
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
@@ -75,7 +76,7 @@ func (r *Request) checkValues(values map[string]any) error {
 	pods := 0.0
 	for _, rolesKey := range []string{"roles", "tasks"} {
 		roles, _ := values[rolesKey].(map[string]any)
-		for _, name := range sortedKeys(roles) {
+		for _, name := range slices.Sorted(maps.Keys(roles)) {
 			role, _ := roles[name].(map[string]any)
 			prefix := rolesKey + "." + name + "."
 			if n, ok := number(role["replicas"]); ok {
@@ -154,13 +155,4 @@ func number(v any) (float64, bool) {
 		return n, !math.IsNaN(n)
 	}
 	return 0, false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,10 +3,6 @@
 package commands
 
 import (
-	"bytes"
-	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -18,26 +14,6 @@ import (
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
 
-// runWithStdin runs easyai with stdin and returns its exit code and outputs.
-func runWithStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	cmd := exec.Command(easyai.Binary(t), args...)
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("easyai %s -> %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-	return code, stdout.String(), stderr.String()
-}
-
 // TestSubmitJobFileFromStdinAndBadInput: a job file on standard input is
 // submitted whole; a name, namespace, kubeconfig or job file the cluster
 // would refuse (or that would never end) is exit 2 at once, and creates
@@ -47,7 +23,8 @@ func TestSubmitJobFileFromStdinAndBadInput(t *testing.T) {
 	c := cluster.Get(t)
 	ns := c.Namespace(t)
 	job := "kind: tf\nname: from-stdin\nimage: tf:1\ncommand: [python, train.py]\nroles: {worker: {replicas: 2}}\n"
-	code, stdout, stderr := runWithStdin(t, job, "submit", "-f", "-", "-n", ns)
+	r := easyai.RunWithStdin(t, job, "submit", "-f", "-", "-n", ns)
+	code, stdout, stderr := r.Code, r.Stdout, r.Stderr
 	if code != 0 || !strings.Contains(stdout, "tf/from-stdin submitted") {
 		t.Fatalf("submit -f -: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

@@ -5,6 +5,7 @@ package easyai
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,9 +63,21 @@ func Run(t testing.TB, args ...string) Result {
 // RunWith is Run with extra environment variables ("K=V").
 func RunWith(t testing.TB, env []string, args ...string) Result {
 	t.Helper()
+	return run(t, env, nil, args)
+}
+
+// RunWithStdin is Run with stdin as the process's standard input.
+func RunWithStdin(t testing.TB, stdin string, args ...string) Result {
+	t.Helper()
+	return run(t, nil, strings.NewReader(stdin), args)
+}
+
+func run(t testing.TB, env []string, stdin io.Reader, args []string) Result {
+	t.Helper()
 	cmd := exec.Command(Binary(t), args...)
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
