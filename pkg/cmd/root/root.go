@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/easyai-dev/easyai/pkg/build"
@@ -66,7 +68,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 			if noColor {
 				f.IOStreams.DisableColor()
 			}
-			return setVerbosity(verbosity)
+			return setVerbosity(verbosity, f.IOStreams.ErrOut)
 		},
 	}
 	cmd.SetVersionTemplate("easyai {{.Version}}\n")
@@ -80,7 +82,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	pf := cmd.PersistentFlags()
 	f.ConfigFlags.AddFlags(pf)
 	pf.StringVar(&f.ConfigPath, "config", "", "easyai's configuration file (default $XDG_CONFIG_HOME/easyai/config.yaml)")
-	pf.IntVarP(&verbosity, "v", "v", 0, "log level of Kubernetes client requests (6: each request, 8: with bodies)")
+	pf.IntVarP(&verbosity, "v", "v", 0, "log level of the Kubernetes client: from 1 its own messages (retried watches), 6 each request, 8 with bodies")
 	pf.BoolVar(&noColor, "no-color", false, "never colour the output (also: NO_COLOR set)")
 
 	// Commands are listed in the order of commandGroups, not by name.
@@ -131,11 +133,30 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 	}
 }
 
-// setVerbosity passes -v on to klog, client-go's logger.
-func setVerbosity(v int) error {
+// setVerbosity passes -v on to klog, client-go's logger. At -v 0 client-go's
+// own lines (a watch it retries while the API server restarts, say) are not
+// shown: easyai reports what failed itself. The API server's warnings are
+// always shown, once each.
+func setVerbosity(v int, errOut io.Writer) error {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
-	return fs.Set("v", strconv.Itoa(v))
+	for name, value := range map[string]string{
+		"v":               strconv.Itoa(v),
+		"logtostderr":     "false",
+		"alsologtostderr": "false",
+		"stderrthreshold": "FATAL",
+	} {
+		if err := fs.Set(name, value); err != nil {
+			return err
+		}
+	}
+	if v > 0 {
+		klog.SetOutput(errOut)
+	} else {
+		klog.SetOutput(io.Discard)
+	}
+	rest.SetDefaultWarningHandler(rest.NewWarningWriter(errOut, rest.WarningWriterOptions{Deduplicate: true}))
+	return nil
 }
 
 // stopSignals cancel the command's context, as Ctrl-C does: whatever it
