@@ -28,6 +28,7 @@ func jobWithEndpoints(endpoints string) *remote.Job {
 		obj.SetAnnotations(map[string]string{job.EndpointsAnnotation: endpoints})
 	}
 	return &remote.Job{
+		Kind:     pytorchjob.New(),
 		Object:   obj,
 		Replicas: replicas("master-0", "worker-0", "worker-1"),
 		Pods: []corev1.Pod{
@@ -89,7 +90,6 @@ func TestTargetNotFoundListsWhatThereIs(t *testing.T) {
 
 func TestRunnableReplica(t *testing.T) {
 	j := jobWithEndpoints("")
-	j.Kind = pytorchjob.New()
 	var notes strings.Builder
 	r, err := j.RunnableReplica("", &notes)
 	if err != nil || r.Task != "master-0" || !strings.Contains(notes.String(), "Running in master-0 of pytorch/mnist") {
