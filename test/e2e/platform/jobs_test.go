@@ -149,13 +149,21 @@ func TestTFJobFailsWhenAWorkerExits1(t *testing.T) {
 	if hasCondition(failed.Status.Conditions, kubeflowv1.JobSucceeded) {
 		t.Errorf("job is both Failed and Succeeded: %+v", failed.Status.Conditions)
 	}
-	pod, err := c.Kube.CoreV1().Pods(ns).Get(ctx, "broken-worker-0", metav1.GetOptions{})
+	// Either worker may end first and fail the job; the other may still run.
+	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code := pod.Status.ContainerStatuses[0].State.Terminated; code == nil || code.ExitCode != 1 {
-		t.Errorf("worker-0 terminated state = %+v, want exit code 1", code)
+	var states []string
+	for _, pod := range pods.Items {
+		for _, st := range pod.Status.ContainerStatuses {
+			if st.State.Terminated != nil && st.State.Terminated.ExitCode == 1 {
+				return
+			}
+			states = append(states, fmt.Sprintf("%s: %+v", pod.Name, st.State))
+		}
 	}
+	t.Errorf("no worker terminated with exit code 1: %v", states)
 }
 
 func TestPyTorchJobRunsToSuccessWithGang(t *testing.T) {
