@@ -229,13 +229,13 @@ func TestStreamsThatEndedDoNotCountAgainstMaxLogRequests(t *testing.T) {
 		}
 		waitFor(t, "stdout", &stdout, "[worker-0] "+line+"\n")
 	}
-	// worker-1 runs to its end; then a pod appears for it again.
-	if _, err := pods.Create(ctx, tfPod("worker", 1, corev1.PodSucceeded), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// worker-1 ran to its end: its pod appears with its whole log.
 	src.mu.Lock()
 	src.logs["mnist-worker-1"] = []string{stamp(20, 0, "w1 done")}
 	src.mu.Unlock()
+	if _, err := pods.Create(ctx, tfPod("worker", 1, corev1.PodSucceeded), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "stdout", &stdout, "[worker-1] w1 done\n")
 
 	succeeded := mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded)
