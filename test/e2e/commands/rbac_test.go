@@ -181,6 +181,20 @@ func TestNamespaceScopedUser(t *testing.T) {
 		}
 	}
 
+	// The admin may do everything there as well, and in team-b.
+	for _, ns := range []string{teamA, teamB} {
+		res = easyai.Run(t, "doctor", "-n", ns, "-o", "json").MustSucceed(t)
+		report = kube.Report{}
+		if err := json.Unmarshal([]byte(res.Stdout), &report); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range report.Access {
+			if !a.Allowed {
+				t.Errorf("doctor as admin in %s: %s %s not allowed", ns, a.Verb, a.Name())
+			}
+		}
+	}
+
 	// delete.
 	as("delete", "a1", "--yes").MustSucceed(t)
 }
