@@ -64,9 +64,11 @@ it in the browser, then keep forwarding until Ctrl-C (as port-forward does,
 following the replica to a new pod).
 
 NAME is looked up, in order:
-  - in the job's easyai.io/endpoints annotation, written at submit for the
-    tools easyai starts (jupyter, tensorboard): the replica, the port, the
-    URL path and the Secret holding a login token;
+  - in the job's easyai.io/endpoints annotation: for each web tool the job
+    runs (jupyter, tensorboard, ...), its replica, port, URL path and the
+    Secret holding a login token. easyai starts no such tool itself yet:
+    the annotation is given at submit, with --annotation or under a job
+    file's annotations (see docs/labels.md);
   - as a named container port of a replica (ports[].name in the pod):
     the default replica (chief, master, launcher or worker-0) first, then
     the others, or only --task's;
