@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a generated or formatted file is stale: docs/cli and completions/
-# (regenerated from the command tree), gofmt, go.mod/go.sum (go mod tidy).
+# (regenerated from the command tree), gofmt, go.mod/go.sum (go mod tidy); or
+# when LICENSE is not the Apache License 2.0 text.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -12,6 +13,11 @@ go run ./hack/gendocs docs "$tmp/docs"
 go run ./hack/gendocs completions "$tmp/completions"
 diff -r "$tmp/docs" docs/cli >/dev/null || { echo "docs/cli is stale: run make docs" >&2; status=1; }
 diff -r "$tmp/completions" completions >/dev/null || { echo "completions/ is stale: run make completions" >&2; status=1; }
+
+# The Apache License 2.0, as published (https://www.apache.org/licenses/LICENSE-2.0.txt).
+apache2=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
+[ "$(sha256sum <LICENSE 2>/dev/null | cut -d' ' -f1)" = "$apache2" ] ||
+  { echo "LICENSE is missing or not the Apache License 2.0 text" >&2; status=1; }
 
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 [ -z "$unformatted" ] || { echo "gofmt would change: $unformatted" >&2; status=1; }
