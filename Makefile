@@ -21,12 +21,16 @@ build: ## Build bin/easyai.
 docs: ## Regenerate docs/cli/ (one page per command) from the command tree.
 	$(GO) run ./hack/gendocs docs docs/cli
 
+.PHONY: man
+man: ## Regenerate docs/man/ (one man page per command) from the command tree.
+	$(GO) run ./hack/gendocs man docs/man
+
 .PHONY: completions
 completions: ## Regenerate the shell completion scripts in completions/.
 	$(GO) run ./hack/gendocs completions completions
 
 .PHONY: check-generated
-check-generated: ## Fail when docs/cli, completions/, gofmt or go.mod are stale.
+check-generated: ## Fail when docs/cli, docs/man, completions/, gofmt or go.mod are stale, or LICENSE is not Apache 2.0.
 	hack/check-generated.sh
 
 .PHONY: goreleaser-check

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fails when a generated or formatted file is stale: docs/cli and completions/
-# (regenerated from the command tree), gofmt, go.mod/go.sum (go mod tidy); or
-# when LICENSE is not the Apache License 2.0 text.
+# Fails when a generated or formatted file is stale: docs/cli, docs/man and
+# completions/ (regenerated from the command tree), gofmt, go.mod/go.sum (go
+# mod tidy); or when LICENSE is not the Apache License 2.0 text.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -10,8 +10,10 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 
 go run ./hack/gendocs docs "$tmp/docs"
+go run ./hack/gendocs man "$tmp/man"
 go run ./hack/gendocs completions "$tmp/completions"
 diff -r "$tmp/docs" docs/cli >/dev/null || { echo "docs/cli is stale: run make docs" >&2; status=1; }
+diff -r "$tmp/man" docs/man >/dev/null || { echo "docs/man is stale: run make man" >&2; status=1; }
 diff -r "$tmp/completions" completions >/dev/null || { echo "completions/ is stale: run make completions" >&2; status=1; }
 
 # The Apache License 2.0, as published (https://www.apache.org/licenses/LICENSE-2.0.txt).

@@ -1,12 +1,16 @@
 // Command gendocs writes the generated files that come from easyai's command
-// tree: one markdown page per command under docs/cli/, and the shell
-// completion scripts under completions/. Run through "make docs completions".
+// tree: one markdown page per command under docs/cli/, one man page per
+// command under docs/man/, and the shell completion scripts under
+// completions/. Run through "make docs man completions".
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -16,8 +20,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[1] != "docs" && os.Args[1] != "completions") {
-		fmt.Fprintln(os.Stderr, "usage: gendocs docs|completions DIR")
+	if len(os.Args) != 3 || (os.Args[1] != "docs" && os.Args[1] != "man" && os.Args[1] != "completions") {
+		fmt.Fprintln(os.Stderr, "usage: gendocs docs|man|completions DIR")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
@@ -37,10 +41,48 @@ func run(what, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if what == "docs" {
+	switch what {
+	case "docs":
 		return doc.GenMarkdownTree(cmd, dir)
+	case "man":
+		return manPages(cmd, dir)
 	}
 	return completions(cmd, dir)
+}
+
+// undated stands for the date of a man page's header, which is then left
+// empty: a page changes with the command tree, not with the day it was
+// generated on.
+var undated = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// manPages writes easyai.1, easyai-submit.1, easyai-submit-tf.1, ...: the
+// page of every command, as "man easyai-submit" finds it.
+func manPages(cmd *cobra.Command, dir string) error {
+	for _, sub := range cmd.Commands() {
+		if !sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+			continue
+		}
+		if err := manPages(sub, dir); err != nil {
+			return err
+		}
+	}
+	header := &doc.GenManHeader{Title: strings.ToUpper(strings.ReplaceAll(cmd.CommandPath(), " ", "-")),
+		Section: "1", Date: &undated, Source: "easyai", Manual: "easyai manual"}
+	var page bytes.Buffer
+	if err := doc.GenMan(cmd, header, &page); err != nil {
+		return err
+	}
+	// The page's .TH line names its title, section, date, source and manual.
+	lines := bytes.SplitAfter(page.Bytes(), []byte("\n"))
+	dated := []byte(fmt.Sprintf(`"1" %q`, undated.Format("Jan 2006")))
+	for i, line := range lines {
+		if bytes.HasPrefix(line, []byte(".TH ")) && bytes.Contains(line, dated) {
+			lines[i] = bytes.Replace(line, dated, []byte(`"1" ""`), 1)
+			name := strings.ReplaceAll(cmd.CommandPath(), " ", "-") + ".1"
+			return os.WriteFile(filepath.Join(dir, name), bytes.Join(lines, nil), 0o644)
+		}
+	}
+	return fmt.Errorf("%s: no .TH line with the date to clear in its man page", cmd.CommandPath())
 }
 
 func completions(cmd *cobra.Command, dir string) error {
