@@ -1,0 +1,651 @@
+//go:build e2e
+
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/google/shlex"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/easyai-dev/easyai/test/e2e/cluster"
+	"github.com/easyai-dev/easyai/test/e2e/easyai"
+)
+
+// notRun are the documented command lines this test does not run, by how
+// they start, with the reason. Every other line must run easyai.
+var notRun = []struct{ prefix, why string }{
+	{"make ", "builds easyai or the local cluster, or runs the suites (make test runs this one)"},
+	{"eval ", "changes the calling shell"},
+	{"go install ", "installs a published version through the module proxy"},
+	{"kubectl apply ", "applies the RBAC example to the cluster as its admin"},
+	{"examples/ci/train.sh ", "a CI step that waits up to 2h for a job in namespace ml-ci; submit --wait --logs is run from README.md"},
+}
+
+// clientDryRun are the submits the local cluster cannot check, by a part of
+// their line, with the reason: they run with --dry-run=client, which
+// renders and checks the job in easyai only.
+var clientDryRun = []struct{ part, why string }{
+	{"--backend t9k", "the local cluster has no T9k, whose ColossalAIJob controller is not public"},
+}
+
+// docJobFile is what the docs call job.yaml (and what generate-job
+// prints): a TFJob whose one worker succeeds after 2s on the fake nodes.
+const docJobFile = `kind: tf
+image: example.com/train:1
+command: [python, train.py]
+roles:
+  worker:
+    replicas: 1
+podAnnotations:
+  ` + cluster.ExitCodeAnnotation + `: "0"
+  ` + cluster.RunForAnnotation + `: 2s
+`
+
+// docCommand is one command line of a shell block of the docs.
+type docCommand struct {
+	file string // relative to the repository's root
+	line int    // where the command starts
+	text string // as shown, continued lines joined
+}
+
+func (d docCommand) String() string { return fmt.Sprintf("%s:%d: %s", d.file, d.line, d.text) }
+
+// extractCommands returns the command lines of a Markdown file's shell
+// blocks: every line of a sh, shell or bash block, and the lines after a
+// "$ " prompt in a console or unnamed block. Comments and blank lines are
+// skipped; a line ending with a backslash continues on the next.
+func extractCommands(file, content string) []docCommand {
+	var out []docCommand
+	var pending *docCommand
+	inBlock, lang := false, ""
+	for i, raw := range strings.Split(content, "\n") {
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "```") {
+			inBlock, lang, pending = !inBlock, strings.TrimSpace(strings.TrimLeft(line, "`")), nil
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		if pending != nil {
+			text, more := strings.CutSuffix(line, `\`)
+			pending.text += " " + strings.TrimSpace(text)
+			if !more {
+				out, pending = append(out, *pending), nil
+			}
+			continue
+		}
+		text, prompted := strings.CutPrefix(line, "$ ")
+		switch lang {
+		case "sh", "shell", "bash":
+		case "", "console":
+			if !prompted {
+				continue
+			}
+		default:
+			continue
+		}
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		text, more := strings.CutSuffix(text, `\`)
+		cmd := docCommand{file: file, line: i + 1, text: strings.TrimSpace(text)}
+		if more {
+			pending = &cmd
+			continue
+		}
+		out = append(out, cmd)
+	}
+	return out
+}
+
+func TestExtractCommands(t *testing.T) {
+	md := "text\n```sh\n# a comment\neasyai submit tf --workers 2 \\\n  --gpus 1 -- python train.py   # trailing\n\n" +
+		"generate-job | easyai submit -f -\n```\n```\n$ easyai get mnist\nRunning\n```\n```yaml\nkind: tf\n```\n```go\nx := 1\n```\n"
+	got := extractCommands("doc.md", md)
+	want := []docCommand{
+		{"doc.md", 4, "easyai submit tf --workers 2 --gpus 1 -- python train.py   # trailing"},
+		{"doc.md", 7, "generate-job | easyai submit -f -"},
+		{"doc.md", 10, "easyai get mnist"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("extractCommands =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// documentedCommands returns the command lines of README.md, docs/*.md
+// (not docs/cli, which is generated) and examples/**/README.md.
+func documentedCommands(t *testing.T, root string) map[string][]docCommand {
+	t.Helper()
+	files := []string{"README.md"}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		files = append(files, filepath.Join("docs", filepath.Base(d)))
+	}
+	err = filepath.WalkDir(filepath.Join(root, "examples"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "README.md" {
+			rel, _ := filepath.Rel(root, p)
+			files = append(files, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]docCommand{}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmds := extractCommands(f, string(data)); len(cmds) > 0 {
+			out[f] = cmds
+		}
+	}
+	return out
+}
+
+// TestDocumentedCommandsRun runs every command line the docs show, as
+// shown, against the local cluster. Each file's commands run in order, in
+// a namespace of their own where the jobs they name already run
+// (startDocJob): their replicas print log lines, hold an outputs/
+// directory and serve port 6006. Commands that run until stopped (logs -f, wait, port-forward,
+// open) must do their work, then end with Ctrl-C; attach and delete get a
+// terminal to answer on. Submits run with --dry-run=server in a namespace
+// of their own (the jobs they describe ask for up to 32 of the fake
+// nodes' GPUs, which other tests need); a --wait submit runs for real.
+func TestDocumentedCommandsRun(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFile := documentedCommands(t, root)
+	if len(byFile["README.md"]) == 0 {
+		t.Fatalf("no commands found in %s/README.md", root)
+	}
+	easyai.Binary(t) // built once, before the parallel files
+	submitNS := c.Namespace(t)
+	submitKubeconfig := kubeconfigIn(t, c, submitNS)
+
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, file := range files {
+		cmds := byFile[file]
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			d := &docRunner{root: root, dir: t.TempDir(), submitKubeconfig: submitKubeconfig}
+			if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(d.dir, "examples")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d.dir, "job.yaml"), []byte(docJobFile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, cmd := range cmds {
+				if name := jobNamed(cmd); name != "" {
+					names[name] = true
+				}
+			}
+			if runsEasyai(cmds) {
+				ns := c.Namespace(t)
+				d.kubeconfig = kubeconfigIn(t, c, ns)
+				for _, name := range slices.Sorted(maps.Keys(names)) {
+					startDocJob(t, c, root, ns, name)
+				}
+			}
+			for _, cmd := range cmds {
+				t.Run(fmt.Sprintf("line %d", cmd.line), func(t *testing.T) { d.run(t, cmd) })
+			}
+		})
+	}
+}
+
+// kubeconfigIn writes a copy of the cluster's kubeconfig whose context's
+// namespace is ns, so that commands run there as shown, without -n.
+func kubeconfigIn(t *testing.T, c *cluster.Cluster, ns string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Contexts[cfg.CurrentContext].Namespace = ns
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// jobVerbs are the commands whose first argument is a job.
+var jobVerbs = []string{"get", "logs", "wait", "exec", "attach", "port-forward", "open", "download", "suspend", "resume", "delete"}
+
+// jobNamed returns the job a command acts on, without its kind (tf/mnist
+// is mnist), or "".
+func jobNamed(cmd docCommand) string {
+	words, err := shlex.Split(cmd.text)
+	if err != nil || len(words) < 3 || words[0] != "easyai" || !slices.Contains(jobVerbs, words[1]) {
+		return ""
+	}
+	for _, w := range words[2:] {
+		if w == "--" || w == "|" {
+			return ""
+		}
+		if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			_, name, _ := strings.Cut(w, "/")
+			if name == "" {
+				name = w
+			}
+			return name
+		}
+	}
+	return ""
+}
+
+func runsEasyai(cmds []docCommand) bool {
+	return slices.ContainsFunc(cmds, func(cmd docCommand) bool { return strings.Contains(cmd.text, "easyai ") })
+}
+
+// exampleNamed returns the example job file (examples/*/job.yaml) whose
+// job is called name, or the TF example's when none is.
+func exampleNamed(t *testing.T, root, name string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var job struct{ Name string }
+		if err := yaml.Unmarshal(data, &job); err == nil && job.Name == name {
+			return f
+		}
+	}
+	return filepath.Join(root, "examples", "tf-mnist", "job.yaml")
+}
+
+// startDocJob submits the example job called name (exampleNamed), without
+// GPUs, as docs/labels.md shows with a "tensorboard" endpoint on port 6006,
+// and waits until it runs. Then each of its replicas prints two log lines,
+// runs exec in a directory holding outputs/metrics.json and answers on
+// port 6006 with "tensorboard of NAME".
+func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string) {
+	t.Helper()
+	easyai.Run(t, "submit", "-n", ns, "-f", exampleNamed(t, root, name), "--name", name,
+		"--set", "resources.gpus=0,resources.cpu=1,resources.memory=1Gi",
+		"--annotation", `easyai.io/endpoints={"tensorboard":{"port":6006}}`).MustSucceed(t)
+	easyai.Run(t, "wait", name, "-n", ns, "--for", "running", "--timeout", "90s").MustSucceed(t)
+	var pods []corev1.Pod
+	cluster.Eventually(t, 90*time.Second, "the pods of "+name+" running", func(ctx context.Context) (bool, error) {
+		list, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/job-name=" + name})
+		if err != nil || len(list.Items) == 0 {
+			return false, err
+		}
+		pods = list.Items
+		return !slices.ContainsFunc(pods, func(p corev1.Pod) bool { return p.Status.Phase != corev1.PodRunning }), nil
+	})
+	tensorboard := serve(t, "tensorboard of "+name).Listener.Addr().String()
+	for _, p := range pods {
+		c.PodLog(t, ns, p.Name, nil).Println(p.Name+" step 100: loss 0.93", p.Name+" step 200: loss 0.61")
+		outputs := filepath.Join(c.PodExecDir(t, ns, p.Name), "outputs")
+		if err := os.MkdirAll(outputs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(outputs, "metrics.json"), []byte(`{"loss": 0.61}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.PodPortForward(t, ns, p.Name, 6006, tensorboard)
+	}
+}
+
+// docRunner runs the commands of one file, in order.
+type docRunner struct {
+	root string
+	// dir is the working directory: examples/ of the repository, and a
+	// job.yaml (docJobFile).
+	dir string
+	// kubeconfig's namespace holds the jobs the commands name;
+	// submitKubeconfig's is shared by the submits of every file.
+	kubeconfig, submitKubeconfig string
+}
+
+// env is the environment of easyai: kubeconfig, no configuration file of
+// the user's, no colour.
+func (d *docRunner) env(t *testing.T, kubeconfig string) []string {
+	return append(os.Environ(), "KUBECONFIG="+kubeconfig, "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
+}
+
+func (d *docRunner) run(t *testing.T, cmd docCommand) {
+	words, err := shlex.Split(cmd.text)
+	if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	// A pipeline: generate-job | easyai ..., or easyai ... | jq ...
+	segments := [][]string{nil}
+	for _, w := range words {
+		if w == "|" {
+			segments = append(segments, nil)
+		} else {
+			segments[len(segments)-1] = append(segments[len(segments)-1], w)
+		}
+	}
+	at := slices.IndexFunc(segments, func(s []string) bool { return len(s) > 0 && s[0] == "easyai" })
+	if at < 0 {
+		// Variables set for the command (NAME=value ...) come before it.
+		program := slices.IndexFunc(words, func(w string) bool { return !strings.Contains(w, "=") })
+		shown := strings.Join(words[max(program, 0):], " ") + " "
+		for _, n := range notRun {
+			if strings.HasPrefix(shown, n.prefix) {
+				t.Skipf("not run: %s", n.why)
+			}
+		}
+		t.Fatalf("%s: not an easyai command: run it in this test, or add it to notRun with the reason", cmd)
+	}
+	stdin := ""
+	for _, s := range segments[:at] {
+		if len(s) == 0 || s[0] != "generate-job" {
+			t.Fatalf("%s: teach the test what %q writes to easyai", cmd, s)
+		}
+		stdin = docJobFile
+	}
+	after := segments[at+1:]
+	for _, s := range after {
+		if len(s) == 0 || s[0] != "jq" {
+			t.Fatalf("%s: teach the test what to do with %q", cmd, s)
+		}
+	}
+	args := segments[at][1:]
+	if len(args) == 0 {
+		t.Fatalf("%s: easyai without a command", cmd)
+	}
+	t.Logf("%s", cmd)
+
+	switch verb := args[0]; {
+	case verb == "submit":
+		if !hasFlag(args, "--dry-run") && !hasFlag(args, "--wait") {
+			dryRun := "--dry-run=server"
+			for _, c := range clientDryRun {
+				if strings.Contains(cmd.text, c.part) {
+					dryRun = "--dry-run=client"
+					t.Logf("%s: %s", dryRun, c.why)
+				}
+			}
+			args = beforeDashDash(args, dryRun)
+		}
+		res := d.runOnce(t, d.submitKubeconfig, stdin, args)
+		if res.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", cmd, res.Code, res.Stderr)
+		}
+	case verb == "logs" && (hasFlag(args, "-f") || hasFlag(args, "--follow")),
+		verb == "wait", verb == "port-forward", verb == "open":
+		d.runUntilInterrupted(t, cmd, args)
+	case verb == "attach" && !hasFlag(args, "--command"):
+		// The shell's answer, not the echo of what was typed: attached-42.
+		d.runOnTerminal(t, cmd, args, "", "echo attached-$((6*7)); exit\r", "attached-42")
+	case verb == "delete" && !hasFlag(args, "--yes") && !hasFlag(args, "-y"):
+		d.runOnTerminal(t, cmd, args, "Delete ", "y\r", "deleted ")
+	default:
+		if verb == "resume" && len(args) > 1 {
+			// The operator reports the suspend a moment after it.
+			d.runOnce(t, d.kubeconfig, "", []string{"wait", args[1], "--for", "suspended", "--timeout", "60s"}).MustSucceed(t)
+		}
+		res := d.runOnce(t, d.kubeconfig, stdin, args)
+		if res.Code != 0 && !missingProgram(t, args, res) {
+			t.Fatalf("%s: exit %d\n%s", cmd, res.Code, res.Stderr)
+		}
+		for _, s := range after {
+			pipeToJQ(t, cmd, res.Stdout, s[1:])
+		}
+	}
+}
+
+// hasFlag says whether args give the flag before "--".
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// beforeDashDash adds flag before "--" (after which the words are the
+// container's command), or at the end.
+func beforeDashDash(args []string, flag string) []string {
+	i := slices.Index(args, "--")
+	if i < 0 {
+		i = len(args)
+	}
+	return slices.Insert(slices.Clone(args), i, flag)
+}
+
+// missingProgram accepts one failure of "exec -- PROGRAM": the local
+// cluster runs an exec'd command on this machine, not in the job's image,
+// so a program only a GPU image has (nvidia-smi) is missing in every
+// replica, which the exec then reports.
+func missingProgram(t *testing.T, args []string, res easyai.Result) bool {
+	i := slices.Index(args, "--")
+	if args[0] != "exec" || i < 0 || i+1 == len(args) || res.Code != 1 {
+		return false
+	}
+	program := args[i+1]
+	if _, err := exec.LookPath(program); err == nil {
+		return false
+	}
+	if !strings.Contains(res.Stderr, fmt.Sprintf("exec: %q: executable file not found", program)) {
+		return false
+	}
+	t.Logf("%s is not on this machine, which stands in for the replicas' containers: exec reached every replica and reported it", program)
+	return true
+}
+
+// pipeToJQ runs jq with args on stdout. Without jq, stdout must be JSON.
+func pipeToJQ(t *testing.T, cmd docCommand, stdout string, args []string) {
+	t.Helper()
+	if _, err := exec.LookPath("jq"); err != nil {
+		if !json.Valid([]byte(stdout)) {
+			t.Fatalf("%s: stdout is not JSON for jq:\n%s", cmd, stdout)
+		}
+		t.Logf("jq is not installed: checked only that easyai's output is JSON")
+		return
+	}
+	jq := exec.Command("jq", args...)
+	jq.Stdin = strings.NewReader(stdout)
+	out, err := jq.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: jq: %v\n%s", cmd, err, out)
+	}
+	t.Logf("jq: %s", out)
+}
+
+// runOnce runs easyai in the working directory, without a terminal, and
+// waits at most a minute.
+func (d *docRunner) runOnce(t *testing.T, kubeconfig, stdin string, args []string) easyai.Result {
+	t.Helper()
+	cmd := exec.Command(easyai.Binary(t), args...)
+	cmd.Dir, cmd.Env = d.dir, d.env(t, kubeconfig)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("easyai %s: still running after a minute\nstderr: %s", strings.Join(args, " "), stderr.String())
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("easyai %s -> %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	return easyai.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+}
+
+// runUntilInterrupted runs a command that goes on until stopped: logs -f
+// must print the replicas' lines, port-forward and open must forward to
+// the replica's port (open also handing the URL to the browser), wait must
+// still be waiting after two seconds. Then Ctrl-C ends it with exit 130.
+// Should it end by itself first, it must exit 0.
+func (d *docRunner) runUntilInterrupted(t *testing.T, cmd docCommand, args []string) {
+	t.Helper()
+	browser, opened := fakeBrowser(t)
+	f := startForwarding(t, []string{"KUBECONFIG=" + d.kubeconfig, browser}, args...)
+	patience := time.Minute
+	if args[0] == "wait" {
+		patience = 2 * time.Second
+	}
+	var line string
+	select {
+	case line = <-f.lines:
+	case err := <-f.done:
+		if code := f.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Fatalf("%s: exit %d (%v)\n%s", cmd, code, err, f.stderr.String())
+		}
+		return
+	case <-time.After(patience):
+		if args[0] != "wait" {
+			t.Fatalf("%s: nothing on stdout after %s\n%s", cmd, patience, f.stderr.String())
+		}
+	}
+	t.Logf("%s: stdout %q", cmd, line)
+	switch args[0] {
+	case "wait":
+		if line != "" {
+			t.Fatalf("%s: printed %q while waiting", cmd, line)
+		}
+	case "port-forward", "open":
+		url := line[strings.Index(line, "http://"):]
+		url, _, _ = strings.Cut(url, " ")
+		if body := httpGet(t, url, f); !strings.HasPrefix(body, "tensorboard of ") {
+			t.Errorf("%s: GET %s = %q", cmd, url, body)
+		}
+		if args[0] == "open" {
+			cluster.Eventually(t, 20*time.Second, "the browser opened", func(context.Context) (bool, error) {
+				argv, _ := opened()
+				return strings.Contains(argv, url), nil
+			})
+		}
+	}
+	f.interrupt(t)
+	t.Logf("stderr:\n%s", f.stderr.String())
+}
+
+// runOnTerminal runs a command that needs a terminal: once the terminal
+// shows prompt (or anything, for ""), the test types input; the command
+// must then exit 0, having shown want.
+// The terminal answers where its cursor is when asked, as a terminal does
+// (the questions of delete ask before they read the answer).
+func (d *docRunner) runOnTerminal(t *testing.T, cmd docCommand, args []string, prompt, input, want string) {
+	t.Helper()
+	c := exec.Command(easyai.Binary(t), args...)
+	c.Dir, c.Env = d.dir, d.env(t, d.kubeconfig)
+	term, err := pty.StartWithSize(c, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Close()
+	var out syncBuffer
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(&out, term) // fails with EIO once easyai exits
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	deadline := time.After(time.Minute)
+	answered := 0
+	for out.String() == "" || !strings.Contains(out.String(), prompt) {
+		answered = answerCursorQueries(t, term, out.String(), answered)
+		select {
+		case err := <-exited:
+			t.Fatalf("%s: exited (%v) before %q; terminal:\n%s", cmd, err, prompt, out.String())
+		case <-deadline:
+			_ = c.Process.Kill()
+			t.Fatalf("%s: no %q after a minute; terminal:\n%s", cmd, prompt, out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	// Type once the terminal is quiet: the remote shell started, or the
+	// question asked where the cursor is and waits for keys.
+	time.Sleep(time.Second)
+	for shown := ""; shown != out.String(); {
+		shown = out.String()
+		answered = answerCursorQueries(t, term, shown, answered)
+		time.Sleep(300 * time.Millisecond)
+	}
+	if _, err := term.Write([]byte(input)); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.After(time.Minute)
+wait:
+	for {
+		answered = answerCursorQueries(t, term, out.String(), answered)
+		select {
+		case err = <-exited:
+			break wait
+		case <-deadline:
+			_ = c.Process.Kill()
+			t.Fatalf("%s: still running a minute after %q was typed; terminal:\n%s", cmd, input, out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	term.Close()
+	<-copied
+	t.Logf("terminal:\n%s", out.String())
+	if err != nil || !strings.Contains(out.String(), want) {
+		t.Fatalf("%s: %v, want exit 0 and %q; terminal:\n%s", cmd, err, want, out.String())
+	}
+}
+
+// answerCursorQueries answers the cursor position queries (ESC [ 6 n) in
+// output after the first answered ones, and returns how many there are.
+func answerCursorQueries(t *testing.T, term io.Writer, output string, answered int) int {
+	t.Helper()
+	n := strings.Count(output, "\x1b[6n")
+	for ; answered < n; answered++ {
+		if _, err := term.Write([]byte("\x1b[1;1R")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
