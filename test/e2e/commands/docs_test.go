@@ -170,11 +170,12 @@ func documentedCommands(t *testing.T, root string) map[string][]docCommand {
 // shown, against the local cluster. Each file's commands run in order, in
 // a namespace of their own where the jobs they name already run
 // (startDocJob): their replicas print log lines, hold an outputs/
-// directory and serve port 6006. Commands that run until stopped (logs -f, wait, port-forward,
-// open) must do their work, then end with Ctrl-C; attach and delete get a
-// terminal to answer on. Submits run with --dry-run=server in a namespace
-// of their own (the jobs they describe ask for up to 32 of the fake
-// nodes' GPUs, which other tests need); a --wait submit runs for real.
+// directory and serve port 6006. Commands that run until stopped (logs -f,
+// wait, port-forward, open) must do their work, then end with Ctrl-C;
+// attach and delete get a terminal to answer on. Submits run with
+// --dry-run=server in a namespace of their own (the jobs they describe ask
+// for up to 32 of the fake nodes' GPUs, which other tests need); a --wait
+// submit runs for real.
 func TestDocumentedCommandsRun(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
@@ -199,7 +200,7 @@ func TestDocumentedCommandsRun(t *testing.T) {
 		cmds := byFile[file]
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			d := &docRunner{root: root, dir: t.TempDir(), submitKubeconfig: submitKubeconfig}
+			d := &docRunner{dir: t.TempDir(), submitKubeconfig: submitKubeconfig}
 			if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(d.dir, "examples")); err != nil {
 				t.Fatal(err)
 			}
@@ -328,7 +329,6 @@ func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string) {
 
 // docRunner runs the commands of one file, in order.
 type docRunner struct {
-	root string
 	// dir is the working directory: examples/ of the repository, and a
 	// job.yaml (docJobFile).
 	dir string
