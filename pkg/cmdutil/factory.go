@@ -11,7 +11,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 )
@@ -42,7 +42,7 @@ type Factory struct {
 	// "default"; explicit reports whether -n was given.
 	Namespace func() (ns string, explicit bool, err error)
 	// JobsClient is the jobs engine on this run's clients and GPU resource.
-	JobsClient func() (*jobs.Client, error)
+	JobsClient func() (*jobclient.Client, error)
 	// User is who the API server says the user is (one SelfSubjectReview),
 	// else the kubeconfig context's user; KubeconfigUser asks nobody.
 	User           func(ctx context.Context) (string, error)

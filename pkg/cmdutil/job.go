@@ -1,7 +1,7 @@
 package cmdutil
 
 import (
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
@@ -14,16 +14,16 @@ type JobOptions struct {
 	KindName string
 
 	// Set by ParseJob.
-	Ref jobs.Ref
+	Ref jobclient.Ref
 
 	// Set by CompleteJob (or by ReplicaClients' caller).
 	Namespace string
-	Client    *jobs.Client
+	Client    *jobclient.Client
 }
 
 // ParseJob resolves the job argument and --kind into Ref.
 func (j *JobOptions) ParseJob(reg *kinds.Registry) error {
-	ref, err := jobs.ParseRef(reg, j.JobArg, j.KindName)
+	ref, err := jobclient.ParseRef(reg, j.JobArg, j.KindName)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -13,14 +13,14 @@ import (
 // replica, and the clients to reach its pod.
 type Replicas struct {
 	Namespace string
-	Jobs      *jobs.Client
+	Jobs      *jobclient.Client
 	Config    *rest.Config
 	Kube      kubernetes.Interface
 }
 
 // NamespacedJobs resolves what a command that acts on jobs needs: the
 // namespace (-n, else the kubeconfig context's) and the jobs client.
-func NamespacedJobs(f *Factory) (string, *jobs.Client, error) {
+func NamespacedJobs(f *Factory) (string, *jobclient.Client, error) {
 	ns, _, err := f.Namespace()
 	if err != nil {
 		return "", nil, err

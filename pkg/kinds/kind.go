@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // Kind is one kind of training job.
@@ -44,13 +44,13 @@ type Kind interface {
 
 	// Summarize reads a job's state, replica counts, GPUs and times from the
 	// job object alone (no pod lookups), for list and get alike.
-	Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error)
+	Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error)
 	// SummarizeJSON is Summarize of the object as the API server sent it
 	// (list decodes pages of thousands of jobs this way, without generic maps).
-	SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, error)
+	SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error)
 	// Replicas names a job's replicas (ROLE-INDEX) from its pods; replicas
 	// the spec asks for that have no pod yet are listed as Pending.
-	Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error)
+	Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmodel.Replica, error)
 	// PodSelector is the label selector of the job's pods.
 	PodSelector(jobName string) string
 }

@@ -80,12 +80,12 @@ func Needs(reg *kinds.Registry) []Need {
 
 // API is one job kind's API and whether the cluster serves it.
 type API struct {
-	Kind        string `json:"kind"`
+	APIKind     string `json:"kind"`
 	APIVersion  string `json:"apiVersion"`
 	Resource    string `json:"resource"`
 	Installed   bool   `json:"installed"`
 	InstalledBy string `json:"installedBy"`
-	EasyAIKind  string `json:"easyaiKind,omitempty"`
+	KindName    string `json:"jobKind,omitempty"`
 }
 
 // Access is one permission checked: a SelfSubjectAccessReview's answer.
@@ -144,8 +144,8 @@ func Diagnose(ctx context.Context, kc kubernetes.Interface, reg *kinds.Registry,
 			}
 		}
 		report.APIs = append(report.APIs, API{
-			Kind: k.GroupVersionKind().Kind, APIVersion: gv.String(), Resource: k.Resource().Resource,
-			Installed: served[gv][k.Resource().Resource], InstalledBy: k.Operator(), EasyAIKind: k.Name(),
+			APIKind: k.GroupVersionKind().Kind, APIVersion: gv.String(), Resource: k.Resource().Resource,
+			Installed: served[gv][k.Resource().Resource], InstalledBy: k.Operator(), KindName: k.Name(),
 		})
 	}
 

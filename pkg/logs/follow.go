@@ -20,7 +20,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // defaultRetryBackoff spaces the retries of a broken stream of a running
@@ -93,14 +93,14 @@ func (c *Config) streamBackoff() wait.Backoff {
 // A watch that ends (410 Gone after an API server restart, or a long
 // disconnection) is replaced: the pods and the job are listed again, what
 // changed meanwhile is taken in, and the watch resumes from that LIST.
-func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev1.PodList) error {
+func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *corev1.PodList) error {
 	ns, name := c.Job.GetNamespace(), c.Job.GetName()
 	clk := c.retryClock()
 	wantTask := map[string]bool{}
 	for _, r := range selected {
 		wantTask[r.Task] = true
 	}
-	selects := func(r job.Replica) bool {
+	selects := func(r jobmodel.Replica) bool {
 		// Replicas that appear later (a job scaled up) belong to a --role
 		// selection, and to no --task one.
 		if len(c.Tasks) > 0 {
@@ -303,7 +303,7 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 	}
 	// relistJob reads the job again after its watch ended, and watches it
 	// again from there; done: it has ended meanwhile.
-	relistJob := func() (final job.Status, done bool, err error) {
+	relistJob := func() (final jobmodel.Status, done bool, err error) {
 		jobWatch.Stop()
 		var current *unstructured.UnstructuredList
 		err = retryList(ctx, func(ctx context.Context) (err error) {
@@ -348,7 +348,7 @@ func (c *Config) follow(ctx context.Context, selected []job.Replica, pods *corev
 		}
 	}
 
-	var final job.Status
+	var final jobmodel.Status
 loop:
 	for {
 		select {
@@ -446,7 +446,7 @@ func retryList(ctx context.Context, list func(context.Context) error) error {
 
 // drain reads, without following, what each stream of the job's pods has
 // not shown yet: the lines written before the job ended.
-func (c *Config) drain(ctx context.Context, streams map[string]*stream, order []*stream, out *lineWriter, selects func(job.Replica) bool) {
+func (c *Config) drain(ctx context.Context, streams map[string]*stream, order []*stream, out *lineWriter, selects func(jobmodel.Replica) bool) {
 	name := c.Job.GetName()
 	pods, err := c.Kube.CoreV1().Pods(c.Job.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: c.Kind.PodSelector(name)})
 	if err != nil {
@@ -510,17 +510,17 @@ func (c *Config) streamOptions(s *stream) *corev1.PodLogOptions {
 }
 
 // replicaOf is the replica a pod runs.
-func replicaOf(c *Config, p *corev1.Pod) (job.Replica, bool) {
+func replicaOf(c *Config, p *corev1.Pod) (jobmodel.Replica, bool) {
 	replicas, err := c.Kind.Replicas(c.Job, []corev1.Pod{*p})
 	if err != nil {
-		return job.Replica{}, false
+		return jobmodel.Replica{}, false
 	}
 	for _, r := range replicas {
 		if r.Pod == p.Name {
 			return r, true
 		}
 	}
-	return job.Replica{}, false
+	return jobmodel.Replica{}, false
 }
 
 func restartsOf(p *corev1.Pod, container string) int32 {

@@ -16,7 +16,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
 )
 
@@ -72,12 +72,12 @@ func eventuallyTrue(t *testing.T, what string, cond func() bool) {
 }
 
 func TestABrokenStreamIsRetriedLaterEachTimeUpToACap(t *testing.T) {
-	clock := clocktesting.NewFakeClock(jobstest.T0)
+	clock := clocktesting.NewFakeClock(jobclienttest.T0)
 	src := &flakySource{clock: clock, holdOpen: 7, release: make(chan struct{})}
 	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.5, Steps: math.MaxInt32, Cap: 8 * time.Second}
 	running := mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning)
 	kube := kubefake.NewClientset(tfPod("worker", 0, corev1.PodRunning))
-	dyn := jobstest.Dynamic(running)
+	dyn := jobclienttest.Dynamic(running)
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {

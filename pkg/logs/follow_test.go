@@ -14,7 +14,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
 )
 
@@ -69,7 +69,7 @@ func TestFollowPicksUpNewAndRestartedPodsAndExitsAsTheJobEnds(t *testing.T) {
 	}}}
 	running := mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning)
 	kube := kubefake.NewClientset(tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
-	dyn := jobstest.Dynamic(running)
+	dyn := jobclienttest.Dynamic(running)
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {

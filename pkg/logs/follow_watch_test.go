@@ -16,7 +16,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
 )
 
@@ -61,7 +61,7 @@ func TestFollowListsAgainAndGoesOnWhenItsWatchesEndWith410Gone(t *testing.T) {
 	}}}
 	running := mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning)
 	kube := kubefake.NewClientset(tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
-	dyn := jobstest.Dynamic(running)
+	dyn := jobclienttest.Dynamic(running)
 	endEvents := goneOnce(kube.PrependWatchReactor, "events")
 	endPods := goneOnce(kube.PrependWatchReactor, "pods")
 	endJob := goneOnce(dyn.PrependWatchReactor, "tfjobs")
@@ -127,7 +127,7 @@ func TestFollowEndsWhenTheJobWasDeletedWhileItsWatchWasGone(t *testing.T) {
 	src := &followSource{fakeSource{logs: map[string][]string{"mnist-ps-0": {stamp(1, 0, "ps up")}}}}
 	running := mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning)
 	kube := kubefake.NewClientset(tfPod("ps", 0, corev1.PodRunning))
-	dyn := jobstest.Dynamic(running)
+	dyn := jobclienttest.Dynamic(running)
 	endJob := goneOnce(dyn.PrependWatchReactor, "tfjobs")
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
@@ -161,7 +161,7 @@ func TestFollowingPodsThatChangeIsRaceFree(t *testing.T) {
 		close(watching)
 		return false, nil, nil
 	})
-	dyn := jobstest.Dynamic(running)
+	dyn := jobclienttest.Dynamic(running)
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
@@ -202,7 +202,7 @@ func TestStreamsThatEndedDoNotCountAgainstMaxLogRequests(t *testing.T) {
 	running := mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning)
 	ps, w0 := tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning)
 	kube := kubefake.NewClientset(ps, w0)
-	dyn := jobstest.Dynamic(running)
+	dyn := jobclienttest.Dynamic(running)
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {

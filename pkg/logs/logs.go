@@ -21,7 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
@@ -116,7 +116,7 @@ func TooManyStreamsError(streams, limit int) error {
 // Select keeps the replicas named by tasks and of role (none given: all),
 // in ROLE-INDEX order. A task the job does not have is a not-found error
 // listing those it has.
-func Select(replicas []job.Replica, tasks []string, role string) ([]job.Replica, error) {
+func Select(replicas []jobmodel.Replica, tasks []string, role string) ([]jobmodel.Replica, error) {
 	have := map[string]bool{}
 	var names, roles []string
 	roleSeen := map[string]bool{}
@@ -140,7 +140,7 @@ func Select(replicas []job.Replica, tasks []string, role string) ([]job.Replica,
 	if role != "" && !roleSeen[role] {
 		return nil, exit.NotFoundErrorf("the job has no role %s (its roles: %s)", role, strings.Join(roles, ", "))
 	}
-	var out []job.Replica
+	var out []jobmodel.Replica
 	for _, r := range replicas {
 		if (len(want) == 0 || want[r.Task]) && (role == "" || r.Role == role) {
 			out = append(out, r)
@@ -163,7 +163,7 @@ func containersOf(p *corev1.Pod, container string) []string {
 
 // countStreams is how many container streams following the replicas opens
 // (a replica without a pod yet counts as one).
-func countStreams(replicas []job.Replica, pods []corev1.Pod, container string) int {
+func countStreams(replicas []jobmodel.Replica, pods []corev1.Pod, container string) int {
 	byName := podsByName(pods)
 	n := 0
 	for _, r := range replicas {
@@ -195,7 +195,7 @@ func streamName(task string, p *corev1.Pod, container string, asked string) stri
 
 // printAll prints each replica's log in full, one after another in
 // ROLE-INDEX order.
-func (c *Config) printAll(ctx context.Context, replicas []job.Replica, pods []corev1.Pod) error {
+func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods []corev1.Pod) error {
 	out := &lineWriter{w: c.Out}
 	byName := podsByName(pods)
 	failed, opened := 0, 0
@@ -256,17 +256,17 @@ func replicaTask(k kinds.Kind, obj *unstructured.Unstructured, p *corev1.Pod) st
 }
 
 // jobState reads a job's state; Unknown when its status cannot be read.
-func jobState(k kinds.Kind, obj *unstructured.Unstructured) job.Status {
+func jobState(k kinds.Kind, obj *unstructured.Unstructured) jobmodel.Status {
 	s, err := k.Summarize(obj, "")
 	if err != nil {
-		return job.Status{State: job.Unknown}
+		return jobmodel.Status{State: jobmodel.Unknown}
 	}
 	return s.Status
 }
 
 // outcome maps a final state to logs -f's result: nil, or exit 4 when it failed.
-func outcome(k kinds.Kind, name string, s job.Status) error {
-	if s.State != job.Failed {
+func outcome(k kinds.Kind, name string, s jobmodel.Status) error {
+	if s.State != jobmodel.Failed {
 		return nil
 	}
 	why := ""

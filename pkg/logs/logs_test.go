@@ -19,8 +19,8 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
 )
 
@@ -188,26 +188,26 @@ func TestTimestampsAreKeptWhenAsked(t *testing.T) {
 }
 
 func tfPod(role string, index int, phase corev1.PodPhase) *corev1.Pod {
-	p := jobstest.Pod("team-a", "mnist", role, index, phase, jobstest.T0)
+	p := jobclienttest.Pod("team-a", "mnist", role, index, phase, jobclienttest.T0)
 	p.UID = types.UID(p.Name)
 	p.Spec.Containers = []corev1.Container{{Name: "train"}}
 	return p
 }
 
 func mnist(conditions ...kubeflowv1.JobConditionType) *unstructured.Unstructured {
-	return jobstest.Job{Name: "mnist", Created: jobstest.T0, User: "alice",
-		Roles: []jobstest.Role{
+	return jobclienttest.Job{Name: "mnist", Created: jobclienttest.T0, User: "alice",
+		Roles: []jobclienttest.Role{
 			{Type: kubeflowv1.TFJobReplicaTypePS, Replicas: 1, Active: 1},
 			{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 2, Active: 2},
 		},
 		Conditions: conditions, Reason: "TFJobFailed", Message: "worker-1 exited with code 1"}.Object()
 }
 
-func replicasOf(names ...string) []job.Replica {
-	var out []job.Replica
+func replicasOf(names ...string) []jobmodel.Replica {
+	var out []jobmodel.Replica
 	for _, n := range names {
 		role, _, _ := strings.Cut(n, "-")
-		out = append(out, job.Replica{Task: n, Role: role})
+		out = append(out, jobmodel.Replica{Task: n, Role: role})
 	}
 	return out
 }
@@ -327,8 +327,8 @@ func TestFollowingAnEndedJobExitsAsTheJobDid(t *testing.T) {
 
 func TestExitCodes(t *testing.T) {
 	k := tfjob.New()
-	for state, code := range map[job.State]int{job.Succeeded: exit.OK, job.Failed: exit.JobFailed} {
-		if got := exit.Code(outcome(k, "mnist", job.Status{State: state})); got != code {
+	for state, code := range map[jobmodel.State]int{jobmodel.Succeeded: exit.OK, jobmodel.Failed: exit.JobFailed} {
+		if got := exit.Code(outcome(k, "mnist", jobmodel.Status{State: state})); got != code {
 			t.Errorf("%s: exit %d, want %d", state, got, code)
 		}
 	}

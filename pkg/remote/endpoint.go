@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // Target is a web endpoint of a job to open: a port of one replica, with the
@@ -28,12 +28,12 @@ type Target struct {
 // without one, a named port is looked for in the default replica first,
 // then in the others in order.
 func (j *Job) Target(name, task string) (Target, error) {
-	endpoints, err := job.Endpoints(j.Object.GetAnnotations())
+	endpoints, err := jobmodel.Endpoints(j.Object.GetAnnotations())
 	if err != nil {
 		return Target{}, err
 	}
 	if e, ok := endpoints[name]; ok {
-		t := Target{Task: e.Task, Port: e.Port, Path: e.Path, TokenSecret: e.TokenSecret, From: "the job's " + job.EndpointsAnnotation + " annotation"}
+		t := Target{Task: e.Task, Port: e.Port, Path: e.Path, TokenSecret: e.TokenSecret, From: "the job's " + jobmodel.EndpointsAnnotation + " annotation"}
 		if task != "" {
 			t.Task = task
 		}
@@ -63,9 +63,9 @@ func (j *Job) Target(name, task string) (Target, error) {
 		if err != nil {
 			return Target{}, err
 		}
-		candidates = []job.Replica{r}
+		candidates = []jobmodel.Replica{r}
 	} else if r, err := DefaultReplica(j.Replicas); err == nil {
-		candidates = append([]job.Replica{r}, j.Replicas...)
+		candidates = append([]jobmodel.Replica{r}, j.Replicas...)
 	}
 	named := map[string]bool{}
 	for _, r := range candidates {
@@ -85,7 +85,7 @@ func (j *Job) Target(name, task string) (Target, error) {
 			}
 		}
 	}
-	known := job.EndpointNames(endpoints)
+	known := jobmodel.EndpointNames(endpoints)
 	for n := range named {
 		if _, dup := endpoints[n]; !dup {
 			known = append(known, n)

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
@@ -25,7 +25,7 @@ func jobWithEndpoints(endpoints string) *remote.Job {
 	obj := &unstructured.Unstructured{}
 	obj.SetName("mnist")
 	if endpoints != "" {
-		obj.SetAnnotations(map[string]string{job.EndpointsAnnotation: endpoints})
+		obj.SetAnnotations(map[string]string{jobmodel.EndpointsAnnotation: endpoints})
 	}
 	return &remote.Job{
 		Kind:     pytorchjob.New(),
@@ -78,7 +78,7 @@ func TestTargetNotFoundListsWhatThereIs(t *testing.T) {
 	if _, err = j.Target("tensorboard", "worker-7"); exit.Code(err) != exit.NotFound {
 		t.Errorf("a replica that does not exist: %v", err)
 	}
-	if _, err = jobWithEndpoints(`{"tb":"6006"}`).Target("tb", ""); err == nil || !strings.Contains(err.Error(), job.EndpointsAnnotation) {
+	if _, err = jobWithEndpoints(`{"tb":"6006"}`).Target("tb", ""); err == nil || !strings.Contains(err.Error(), jobmodel.EndpointsAnnotation) {
 		t.Errorf("a malformed annotation: %v", err)
 	}
 	bare := jobWithEndpoints("")

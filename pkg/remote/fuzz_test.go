@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -56,7 +56,7 @@ func FuzzTarget(f *testing.F) {
 		if err != nil {
 			switch exit.Code(err) {
 			case exit.Usage:
-				if !strings.Contains(err.Error(), job.EndpointsAnnotation) {
+				if !strings.Contains(err.Error(), jobmodel.EndpointsAnnotation) {
 					t.Fatalf("%q, %q --task %q: %v; want the annotation named", annotation, name, task, err)
 				}
 			case exit.NotFound:

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/transport/spdy"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // PortSpec is one "[LOCAL:]REMOTE" argument of port-forward; Local 0 picks
@@ -109,7 +109,7 @@ type Forwarder struct {
 	Config *rest.Config
 	Kube   kubernetes.Interface
 	// Resolve finds the replica's current state (same task every time).
-	Resolve   func(ctx context.Context) (job.Replica, error)
+	Resolve   func(ctx context.Context) (jobmodel.Replica, error)
 	Namespace string
 	Addresses []string
 	Ports     []PortSpec
@@ -118,7 +118,7 @@ type Forwarder struct {
 	// Ready, when set, is called instead of printing the "Forwarding" lines
 	// once the ports are first ready, with the local ports chosen (in the
 	// order of Ports); it is not called again on reconnects.
-	Ready func(r job.Replica, ports []PortSpec)
+	Ready func(r jobmodel.Replica, ports []PortSpec)
 	// Backoff is the wait between tries to reach a replica with no running
 	// pod (default 2s); Poll how often the pod is checked (default 2s).
 	Backoff, Poll time.Duration
@@ -202,7 +202,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	}
 }
 
-func taskOf(r job.Replica) string {
+func taskOf(r jobmodel.Replica) string {
 	if r.Task == "" {
 		return "the replica"
 	}
@@ -222,7 +222,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // forwardOnce forwards to one pod until ctx ends, the connection is lost or
 // the pod stops running (then it returns nil).
-func (f *Forwarder) forwardOnce(ctx context.Context, r job.Replica, ports []PortSpec, ready func([]portforward.ForwardedPort)) error {
+func (f *Forwarder) forwardOnce(ctx context.Context, r jobmodel.Replica, ports []PortSpec, ready func([]portforward.ForwardedPort)) error {
 	pod, err := f.Kube.CoreV1().Pods(f.Namespace).Get(ctx, r.Pod, metav1.GetOptions{})
 	if err != nil {
 		return err

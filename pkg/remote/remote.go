@@ -21,7 +21,7 @@ import (
 	utilexec "k8s.io/utils/exec"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // Streams are what one remote command reads and writes. With TTY, the
@@ -97,7 +97,7 @@ func ExitError(err error) error {
 var DefaultTasks = []string{"chief", "master", "launcher", "worker-0"}
 
 // DefaultReplica picks the replica of DefaultTasks that comes first.
-func DefaultReplica(replicas []job.Replica) (job.Replica, error) {
+func DefaultReplica(replicas []jobmodel.Replica) (jobmodel.Replica, error) {
 	for _, want := range DefaultTasks {
 		for _, r := range replicas {
 			if r.Task == want || r.Task == want+"-0" {
@@ -106,14 +106,14 @@ func DefaultReplica(replicas []job.Replica) (job.Replica, error) {
 		}
 	}
 	if len(replicas) == 0 {
-		return job.Replica{}, exit.NotFoundErrorf("the job has no replicas")
+		return jobmodel.Replica{}, exit.NotFoundErrorf("the job has no replicas")
 	}
 	return replicas[0], nil
 }
 
 // FindReplica finds the replica named task ("worker-1"); a task that does not
 // exist is a not-found error listing those there are.
-func FindReplica(replicas []job.Replica, task string) (job.Replica, error) {
+func FindReplica(replicas []jobmodel.Replica, task string) (jobmodel.Replica, error) {
 	for _, r := range replicas {
 		if r.Task == task {
 			return r, nil
@@ -124,13 +124,13 @@ func FindReplica(replicas []job.Replica, task string) (job.Replica, error) {
 		tasks[i] = r.Task
 	}
 	if len(tasks) == 0 {
-		return job.Replica{}, exit.NotFoundErrorf("no replica %s: the job has no replicas", task)
+		return jobmodel.Replica{}, exit.NotFoundErrorf("no replica %s: the job has no replicas", task)
 	}
-	return job.Replica{}, exit.NotFoundErrorf("no replica %s: the job has %s", task, strings.Join(tasks, ", "))
+	return jobmodel.Replica{}, exit.NotFoundErrorf("no replica %s: the job has %s", task, strings.Join(tasks, ", "))
 }
 
 // Runnable says why a command cannot run in a replica, or nil when it can.
-func Runnable(r job.Replica) error {
+func Runnable(r jobmodel.Replica) error {
 	if r.Pod == "" || r.Phase != string(corev1.PodRunning) {
 		phase := r.Phase
 		if phase == "" {
@@ -142,8 +142,8 @@ func Runnable(r job.Replica) error {
 }
 
 // Running keeps the replicas whose pod runs.
-func Running(replicas []job.Replica) []job.Replica {
-	var out []job.Replica
+func Running(replicas []jobmodel.Replica) []jobmodel.Replica {
+	var out []jobmodel.Replica
 	for _, r := range replicas {
 		if Runnable(r) == nil {
 			out = append(out, r)
@@ -168,7 +168,7 @@ func (f Failure) String() string {
 // RunAll runs command in every replica, at most parallel at once (<1: all
 // at once), with whole output lines prefixed "[task] " on stdout and stderr.
 // It returns the replicas where the command failed, in the order given.
-func RunAll(ctx context.Context, e Executor, namespace, container string, replicas []job.Replica, command []string, parallel int, stdout, stderr io.Writer) []Failure {
+func RunAll(ctx context.Context, e Executor, namespace, container string, replicas []jobmodel.Replica, command []string, parallel int, stdout, stderr io.Writer) []Failure {
 	out, errOut := &lockedWriter{w: stdout}, &lockedWriter{w: stderr}
 	errs := make([]error, len(replicas))
 	if parallel < 1 || parallel > len(replicas) {

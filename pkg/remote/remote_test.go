@@ -15,14 +15,14 @@ import (
 	utilexec "k8s.io/utils/exec"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-func replicas(tasks ...string) []job.Replica {
-	var out []job.Replica
+func replicas(tasks ...string) []jobmodel.Replica {
+	var out []jobmodel.Replica
 	for _, t := range tasks {
-		out = append(out, job.Replica{Task: t, Pod: "mnist-" + t, Phase: "Running"})
+		out = append(out, jobmodel.Replica{Task: t, Pod: "mnist-" + t, Phase: "Running"})
 	}
 	return out
 }

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
@@ -19,14 +19,14 @@ import (
 type Job struct {
 	Kind     kinds.Kind
 	Object   *unstructured.Unstructured
-	Replicas []job.Replica
+	Replicas []jobmodel.Replica
 	// Pods are the job's pods as listed.
 	Pods []corev1.Pod
 }
 
 // FindJob finds the job ref names and reads its replicas from one LIST of
 // its pods.
-func FindJob(ctx context.Context, c *jobs.Client, namespace string, ref jobs.Ref) (*Job, error) {
+func FindJob(ctx context.Context, c *jobclient.Client, namespace string, ref jobclient.Ref) (*Job, error) {
 	k, obj, err := c.Find(ctx, namespace, ref)
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func FindJob(ctx context.Context, c *jobs.Client, namespace string, ref jobs.Ref
 
 // Choose picks the replica named task, or without one the default replica;
 // note says which was chosen when the user did not say, for stderr.
-func (j *Job) Choose(task string) (r job.Replica, note string, err error) {
+func (j *Job) Choose(task string) (r jobmodel.Replica, note string, err error) {
 	if task != "" {
 		r, err = FindReplica(j.Replicas, task)
 		return r, "", err
@@ -65,7 +65,7 @@ func (j *Job) Choose(task string) (r job.Replica, note string, err error) {
 
 // RunnableReplica picks the replica a command runs in (Choose), says which
 // on notes when the user did not, and checks that its pod runs.
-func (j *Job) RunnableReplica(task string, notes io.Writer) (job.Replica, error) {
+func (j *Job) RunnableReplica(task string, notes io.Writer) (jobmodel.Replica, error) {
 	r, note, err := j.Choose(task)
 	if err != nil {
 		return r, err

@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/render"
@@ -68,14 +68,14 @@ func Build(r *Request) ([]*unstructured.Unstructured, error) {
 	for k, v := range r.Labels {
 		labels[k] = v
 	}
-	labels[job.ManagedByLabel] = job.ManagedByValue
-	labels[job.NameLabel] = name
-	labels[job.KindLabel] = r.Kind.Name()
+	labels[jobmodel.ManagedByLabel] = jobmodel.ManagedByValue
+	labels[jobmodel.NameLabel] = name
+	labels[jobmodel.KindLabel] = r.Kind.Name()
 	if r.User != "" {
-		labels[job.UserLabel] = job.LabelSafe(r.User)
+		labels[jobmodel.UserLabel] = jobmodel.LabelSafe(r.User)
 	}
 	if r.Experiment != "" {
-		labels[job.ExperimentLabel] = r.Experiment
+		labels[jobmodel.ExperimentLabel] = r.Experiment
 	}
 	// The request records what the user asked for, before easyai's own
 	// labels and annotations are added.
@@ -87,10 +87,10 @@ func Build(r *Request) ([]*unstructured.Unstructured, error) {
 	for k, v := range r.Annotations {
 		annotations[k] = v
 	}
-	annotations[job.RequestAnnotation] = string(request)
-	annotations[job.VersionAnnotation] = r.CLIVersion
+	annotations[jobmodel.RequestAnnotation] = string(request)
+	annotations[jobmodel.VersionAnnotation] = r.CLIVersion
 	if r.User != "" {
-		annotations[job.UserAnnotation] = r.User
+		annotations[jobmodel.UserAnnotation] = r.User
 	}
 
 	values := deepCopy(r.Values)

@@ -23,7 +23,7 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // Defaults of a fetcher pod.
@@ -77,12 +77,12 @@ func PlacementOf(obj *unstructured.Unstructured) (Placement, error) {
 
 func requestOf(obj *unstructured.Unstructured) (request, error) {
 	var req request
-	raw, ok := obj.GetAnnotations()[job.RequestAnnotation]
+	raw, ok := obj.GetAnnotations()[jobmodel.RequestAnnotation]
 	if !ok {
 		return req, nil
 	}
 	if err := json.Unmarshal([]byte(raw), &req); err != nil {
-		return req, fmt.Errorf("reading the %s annotation of %s: %w", job.RequestAnnotation, obj.GetName(), err)
+		return req, fmt.Errorf("reading the %s annotation of %s: %w", jobmodel.RequestAnnotation, obj.GetName(), err)
 	}
 	return req, nil
 }
@@ -180,12 +180,12 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 			GenerateName: prefix + "-fetch-",
 			Namespace:    s.Job.GetNamespace(),
 			Labels: map[string]string{
-				job.ManagedByLabel: job.ManagedByValue,
-				job.NameLabel:      name,
-				job.RoleLabel:      job.RoleFetcher,
+				jobmodel.ManagedByLabel: jobmodel.ManagedByValue,
+				jobmodel.NameLabel:      name,
+				jobmodel.RoleLabel:      jobmodel.RoleFetcher,
 			},
 			Annotations: map[string]string{
-				job.ExpiresAnnotation: now().Add(s.Deadline).UTC().Format(time.RFC3339),
+				jobmodel.ExpiresAnnotation: now().Add(s.Deadline).UTC().Format(time.RFC3339),
 			},
 			// The garbage collector deletes the pod with its job.
 			OwnerReferences: []metav1.OwnerReference{{

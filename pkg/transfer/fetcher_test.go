@@ -15,7 +15,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 func tfJob(request string) *unstructured.Unstructured {
@@ -26,7 +26,7 @@ func tfJob(request string) *unstructured.Unstructured {
 	obj.SetNamespace("team-a")
 	obj.SetUID("uid-mnist")
 	if request != "" {
-		obj.SetAnnotations(map[string]string{job.RequestAnnotation: request})
+		obj.SetAnnotations(map[string]string{jobmodel.RequestAnnotation: request})
 	}
 	return obj
 }
@@ -70,10 +70,10 @@ func TestFetcherPod(t *testing.T) {
 	if pod.GenerateName != "mnist-fetch-" || pod.Namespace != "team-a" {
 		t.Errorf("name %q in %q", pod.GenerateName, pod.Namespace)
 	}
-	if pod.Labels[job.NameLabel] != "mnist" || pod.Labels[job.RoleLabel] != job.RoleFetcher || pod.Labels[job.ManagedByLabel] != job.ManagedByValue {
+	if pod.Labels[jobmodel.NameLabel] != "mnist" || pod.Labels[jobmodel.RoleLabel] != jobmodel.RoleFetcher || pod.Labels[jobmodel.ManagedByLabel] != jobmodel.ManagedByValue {
 		t.Errorf("labels %v", pod.Labels)
 	}
-	if pod.Annotations[job.ExpiresAnnotation] != "2025-03-01T13:00:00Z" || *pod.Spec.ActiveDeadlineSeconds != 3600 {
+	if pod.Annotations[jobmodel.ExpiresAnnotation] != "2025-03-01T13:00:00Z" || *pod.Spec.ActiveDeadlineSeconds != 3600 {
 		t.Errorf("expiry %v, deadline %d", pod.Annotations, *pod.Spec.ActiveDeadlineSeconds)
 	}
 	owner := pod.OwnerReferences

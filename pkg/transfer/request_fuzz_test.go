@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // FuzzRequestAnnotation reads any easyai.io/request annotation, as download
@@ -31,14 +31,14 @@ func FuzzRequestAnnotation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw, p string) {
 		obj := &unstructured.Unstructured{}
 		obj.SetName("mnist")
-		obj.SetAnnotations(map[string]string{job.RequestAnnotation: raw})
+		obj.SetAnnotations(map[string]string{jobmodel.RequestAnnotation: raw})
 		_, perr := PlacementOf(obj)
-		if perr != nil && !strings.Contains(perr.Error(), job.RequestAnnotation) {
+		if perr != nil && !strings.Contains(perr.Error(), jobmodel.RequestAnnotation) {
 			t.Fatalf("%q: placement: %v, not naming the annotation", raw, perr)
 		}
 		m, rel, err := StorageFor(obj, p)
 		if err != nil {
-			if !errors.Is(err, ErrNotOnStorage) && !strings.Contains(err.Error(), job.RequestAnnotation) {
+			if !errors.Is(err, ErrNotOnStorage) && !strings.Contains(err.Error(), jobmodel.RequestAnnotation) {
 				t.Fatalf("%q, %q: %v", raw, p, err)
 			}
 			return

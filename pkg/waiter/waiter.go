@@ -22,7 +22,7 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
@@ -72,7 +72,7 @@ type Request struct {
 // the wait took. Wait returns it with its error too, except when the job is gone.
 type Result struct {
 	Object  *unstructured.Unstructured
-	Summary job.Summary
+	Summary jobmodel.Summary
 	Elapsed time.Duration
 }
 
@@ -82,18 +82,18 @@ func (r *Result) Line(k kinds.Kind) string {
 }
 
 // outcome says whether the state ends a wait for c, and with which error.
-func outcome(c Condition, s job.Status) (done bool, failed bool) {
+func outcome(c Condition, s jobmodel.Status) (done bool, failed bool) {
 	switch {
-	case s.State == job.Failed:
+	case s.State == jobmodel.Failed:
 		return true, true
 	case c == Running:
-		return s.State == job.Running || s.State == job.Succeeded, false
+		return s.State == jobmodel.Running || s.State == jobmodel.Succeeded, false
 	case c == Finished:
 		return s.State.Final(), false
 	case c == Suspended:
-		return s.State == job.Suspended || s.State == job.Succeeded, false
+		return s.State == jobmodel.Suspended || s.State == jobmodel.Succeeded, false
 	default:
-		return s.State == job.Succeeded, false
+		return s.State == jobmodel.Succeeded, false
 	}
 }
 
@@ -126,7 +126,7 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 		if failed {
 			return true, exit.JobFailedErrorf("%s%s", res.Line(k), why(s.Status))
 		}
-		if done && r.For == Suspended && s.Status.State == job.Succeeded {
+		if done && r.For == Suspended && s.Status.State == jobmodel.Succeeded {
 			return true, fmt.Errorf("%s: it finished before it was suspended", res.Line(k))
 		}
 		return done, nil
@@ -230,7 +230,7 @@ func (w *jobWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptio
 }
 
 // why is ": Reason: message" of a status, when it has them.
-func why(s job.Status) string {
+func why(s jobmodel.Status) string {
 	var parts []string
 	for _, p := range []string{s.Reason, s.Message} {
 		if p != "" {

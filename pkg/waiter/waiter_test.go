@@ -15,8 +15,8 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
@@ -30,8 +30,8 @@ var (
 )
 
 func mnist(conds []kubeflowv1.JobConditionType, rv string) *unstructured.Unstructured {
-	obj := jobstest.Job{Name: "mnist", Created: jobstest.T0, Conditions: conds,
-		Roles: []jobstest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}}}.Object()
+	obj := jobclienttest.Job{Name: "mnist", Created: jobclienttest.T0, Conditions: conds,
+		Roles: []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}}}.Object()
 	obj.SetResourceVersion(rv)
 	return obj
 }
@@ -44,7 +44,7 @@ func wait(t *testing.T, initial *unstructured.Unstructured, stored runtime.Objec
 	if stored != nil {
 		objs = append(objs, stored)
 	}
-	dyn := jobstest.Dynamic(objs...)
+	dyn := jobclienttest.Dynamic(objs...)
 	var selectors []string
 	dyn.PrependWatchReactor("tfjobs", func(a clienttesting.Action) (bool, watch.Interface, error) {
 		selectors = append(selectors, a.(clienttesting.WatchActionImpl).GetWatchRestrictions().Fields.String())
@@ -55,7 +55,7 @@ func wait(t *testing.T, initial *unstructured.Unstructured, stored runtime.Objec
 		events = nil // a second watch (after an expiry) sees nothing new
 		return true, w, nil
 	})
-	k, _ := jobstest.Registry().Lookup("tf")
+	k, _ := jobclienttest.Registry().Lookup("tf")
 	res, err := waiter.Wait(context.Background(), waiter.Request{
 		Dynamic: dyn, Kind: k, GPUResource: config.DefaultGPUResource, Object: initial, For: cond, Timeout: timeout,
 	})
@@ -69,21 +69,21 @@ func TestWaitEndsWithTheJob(t *testing.T) {
 		cond    waiter.Condition
 		events  []watch.Event
 		code    int
-		state   job.State
+		state   jobmodel.State
 		watches int
 	}{
-		{"succeeds", running, waiter.Finished, []watch.Event{{Type: watch.Modified, Object: mnist(succeeded, "2")}}, exit.OK, job.Succeeded, 1},
-		{"fails", running, waiter.Finished, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, job.Failed, 1},
-		{"fails waiting for success", running, waiter.Succeeded, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, job.Failed, 1},
+		{"succeeds", running, waiter.Finished, []watch.Event{{Type: watch.Modified, Object: mnist(succeeded, "2")}}, exit.OK, jobmodel.Succeeded, 1},
+		{"fails", running, waiter.Finished, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, jobmodel.Failed, 1},
+		{"fails waiting for success", running, waiter.Succeeded, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, jobmodel.Failed, 1},
 		{"runs after events that do not count", created, waiter.Running, []watch.Event{
 			{Type: watch.Modified, Object: mnist(created, "2")}, {Type: watch.Modified, Object: mnist(running, "3")},
-		}, exit.OK, job.Running, 1},
-		{"fails before running", created, waiter.Running, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, job.Failed, 1},
-		{"already succeeded: no watch", succeeded, waiter.Succeeded, nil, exit.OK, job.Succeeded, 0},
-		{"already failed: no watch", failed, waiter.Finished, nil, exit.JobFailed, job.Failed, 0},
-		{"times out", running, waiter.Finished, nil, exit.Timeout, job.Running, 1},
-		{"suspended", running, waiter.Suspended, []watch.Event{{Type: watch.Modified, Object: mnist(suspended, "2")}}, exit.OK, job.Suspended, 1},
-		{"succeeds before it is suspended", running, waiter.Suspended, []watch.Event{{Type: watch.Modified, Object: mnist(succeeded, "2")}}, exit.Error, job.Succeeded, 1},
+		}, exit.OK, jobmodel.Running, 1},
+		{"fails before running", created, waiter.Running, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, exit.JobFailed, jobmodel.Failed, 1},
+		{"already succeeded: no watch", succeeded, waiter.Succeeded, nil, exit.OK, jobmodel.Succeeded, 0},
+		{"already failed: no watch", failed, waiter.Finished, nil, exit.JobFailed, jobmodel.Failed, 0},
+		{"times out", running, waiter.Finished, nil, exit.Timeout, jobmodel.Running, 1},
+		{"suspended", running, waiter.Suspended, []watch.Event{{Type: watch.Modified, Object: mnist(suspended, "2")}}, exit.OK, jobmodel.Suspended, 1},
+		{"succeeds before it is suspended", running, waiter.Suspended, []watch.Event{{Type: watch.Modified, Object: mnist(succeeded, "2")}}, exit.Error, jobmodel.Succeeded, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +120,7 @@ func TestWaitReadsTheJobAgainWhenTheWatchExpires(t *testing.T) {
 	gone := &apierrors.NewResourceExpired("too old resource version").ErrStatus
 	res, selectors, err := wait(t, mnist(running, "1"), mnist(succeeded, "9"), waiter.Finished, time.Second,
 		watch.Event{Type: watch.Error, Object: gone})
-	if err != nil || res.Summary.Status.State != job.Succeeded {
+	if err != nil || res.Summary.Status.State != jobmodel.Succeeded {
 		t.Fatalf("err %v, state %s; want Succeeded from the new GET", err, res.Summary.Status.State)
 	}
 	if len(selectors) != 1 {
@@ -148,7 +148,7 @@ func TestParseCondition(t *testing.T) {
 }
 
 func mustKind(t *testing.T) kinds.Kind {
-	k, ok := jobstest.Registry().Lookup("tf")
+	k, ok := jobclienttest.Registry().Lookup("tf")
 	if !ok {
 		t.Fatal("no tf kind")
 	}

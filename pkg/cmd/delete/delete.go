@@ -13,7 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
@@ -30,11 +30,11 @@ type Options struct {
 	Yes        bool
 
 	// Set by Validate.
-	Refs []jobs.Ref
+	Refs []jobclient.Ref
 
 	// Set by Complete.
 	Namespace string
-	Client    *jobs.Client
+	Client    *jobclient.Client
 }
 
 // NewCmdDelete returns the command; runF replaces Complete and Run in tests.
@@ -83,7 +83,7 @@ func (o *Options) Validate() error {
 	case !o.All && (o.Selector != "" || o.Experiment != ""):
 		return exit.UsageErrorf("-l and --experiment select jobs for --all: give --all too, or name the jobs")
 	}
-	if err := jobs.CheckSelection(o.Selector, o.Experiment); err != nil {
+	if err := jobclient.CheckSelection(o.Selector, o.Experiment); err != nil {
 		return err
 	}
 	if o.All && o.KindName != "" {
@@ -94,7 +94,7 @@ func (o *Options) Validate() error {
 	o.Refs = nil
 	seen := map[string]bool{}
 	for _, arg := range o.JobArgs {
-		ref, err := jobs.ParseRef(o.Factory.Kinds, arg, o.KindName)
+		ref, err := jobclient.ParseRef(o.Factory.Kinds, arg, o.KindName)
 		if err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func (o *Options) Run(ctx context.Context) error {
 		switch {
 		case err == nil:
 			fmt.Fprintf(o.IO.Out, "deleted %s\n", t)
-		case jobs.IsNotFound(err):
+		case jobclient.IsNotFound(err):
 			// Deleted by someone else since it was found.
 			missing = append(missing, t.String())
 		default:
@@ -180,7 +180,7 @@ func countErrors(err error) int {
 func (o *Options) targets(ctx context.Context) ([]target, []string, error) {
 	var out []target
 	if o.All {
-		opts := jobs.ListOptions{Namespace: o.Namespace, LabelSelector: o.Selector, Experiment: o.Experiment, ManagedOnly: true}
+		opts := jobclient.ListOptions{Namespace: o.Namespace, LabelSelector: o.Selector, Experiment: o.Experiment, ManagedOnly: true}
 		if o.KindName != "" {
 			k, _ := o.Factory.Kinds.Lookup(o.KindName)
 			opts.Kinds = []kinds.Kind{k}
@@ -199,7 +199,7 @@ func (o *Options) targets(ctx context.Context) ([]target, []string, error) {
 	for _, ref := range o.Refs {
 		k, obj, err := o.Client.Find(ctx, o.Namespace, ref)
 		switch {
-		case jobs.IsNotFound(err):
+		case jobclient.IsNotFound(err):
 			missing = append(missing, ref.String())
 		case err != nil:
 			return nil, nil, err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
 
 func execute(f *cmdutil.Factory, runF func(*Options) error, args ...string) error {
@@ -40,7 +40,7 @@ func TestNewCmdDelete(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, tt.tty, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, tt.tty, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -73,7 +73,7 @@ func TestNewCmdDeleteBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, tt.tty, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, tt.tty, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -133,9 +133,9 @@ func TestDeleteRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dyn := jobstest.Dynamic(jobstest.Fixtures()...)
-			f, stdout, stderr := jobstest.Factory(t, tt.tty, dyn, nil)
-			prompt := &jobstest.Confirm{Answer: tt.answer}
+			dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
+			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, dyn, nil)
+			prompt := &jobclienttest.Confirm{Answer: tt.answer}
 			f.Prompter = prompt
 			err := execute(f, nil, strings.Fields(tt.args)...)
 			if exit.Code(err) != tt.code || (err != nil && err.Error() != tt.err) {
@@ -162,8 +162,8 @@ func TestDeleteRun(t *testing.T) {
 }
 
 func TestDeleteAmbiguousNameDeletesNothing(t *testing.T) {
-	dyn := jobstest.Dynamic(append(jobstest.Fixtures(), jobstest.Job{Kind: "PyTorchJob", Name: "old", Created: jobstest.T0}.Object())...)
-	f, stdout, _ := jobstest.Factory(t, false, dyn, nil)
+	dyn := jobclienttest.Dynamic(append(jobclienttest.Fixtures(), jobclienttest.Job{APIKind: "PyTorchJob", Name: "old", Created: jobclienttest.T0}.Object())...)
+	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
 	err := execute(f, nil, "mnist", "old", "--yes")
 	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "there are 2 jobs named old") {
 		t.Errorf("error %v", err)

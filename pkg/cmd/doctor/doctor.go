@@ -132,7 +132,7 @@ func (o *Options) print() error {
 		if a.Installed {
 			installed = "yes"
 		}
-		t.AddRow(a.EasyAIKind, a.Resource+"."+a.APIVersion, installed, a.InstalledBy)
+		t.AddRow(a.KindName, a.Resource+"."+a.APIVersion, installed, a.InstalledBy)
 	}
 	if err := t.Render(); err != nil {
 		return err

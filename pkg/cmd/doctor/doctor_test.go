@@ -17,7 +17,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
@@ -48,7 +48,7 @@ func cluster(t *testing.T) (*cmdutil.Factory, *[]authorizationv1.ResourceAttribu
 		review.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed}
 		return true, review, nil
 	})
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(), kc)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), kc)
 	f.RESTConfig = func() (*rest.Config, error) { return &rest.Config{Host: "https://127.0.0.1:6443"}, nil }
 	return f, &reviews
 }
@@ -112,7 +112,7 @@ func TestDoctorJSON(t *testing.T) {
 	}
 	installed := map[string]bool{}
 	for _, a := range report.APIs {
-		installed[a.EasyAIKind] = a.Installed
+		installed[a.KindName] = a.Installed
 	}
 	if !installed["tf"] || !installed["jax"] || installed["volcano"] || installed["colossalai"] {
 		t.Errorf("installed %v, want the training-operator's kinds only", installed)

@@ -19,7 +19,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/transfer"
 )
@@ -239,7 +239,7 @@ func (o *Options) Run(ctx context.Context) error {
 }
 
 // fromStorage copies through a fetcher pod that mounts the job's storage.
-func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r job.Replica, name string) error {
+func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r jobmodel.Replica, name string) error {
 	state := "gone"
 	if r.Pod != "" {
 		state = r.Phase

@@ -27,8 +27,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -39,7 +39,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(), nil)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *downloadcmd.Options
 	cmd := downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "outputs", "--task", "worker-1", "-o", "out", "--retries", "2", "--output", "json",
@@ -109,7 +109,7 @@ func outputsArchive(t *testing.T) []byte {
 }
 
 func factory(t *testing.T, tty bool, kube *kubefake.Clientset, objs ...runtime.Object) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
-	f, stdout, stderr := jobstest.Factory(t, tty, jobstest.Dynamic(objs...), kube)
+	f, stdout, stderr := jobclienttest.Factory(t, tty, jobclienttest.Dynamic(objs...), kube)
 	f.RESTConfig = func() (*rest.Config, error) { return &rest.Config{}, nil }
 	return f, stdout, stderr
 }
@@ -130,11 +130,11 @@ func TestDownloadFromTheDefaultReplica(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
 			kube := kubefake.NewClientset(
-				jobstest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, jobstest.T0),
-				jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobstest.T0),
+				jobclienttest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, jobclienttest.T0),
+				jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobclienttest.T0),
 			)
 			c := &container{archive: outputsArchive(t)}
-			f, stdout, stderr := factory(t, tty, kube, jobstest.Fixtures()...)
+			f, stdout, stderr := factory(t, tty, kube, jobclienttest.Fixtures()...)
 			dir := filepath.Join(t.TempDir(), "out")
 			if err := run(newCmd(f, c), "mnist", "outputs", "-o", dir); err != nil {
 				t.Fatal(err)
@@ -168,9 +168,9 @@ func TestDownloadFromTheDefaultReplica(t *testing.T) {
 }
 
 func TestDownloadPrintsJSON(t *testing.T) {
-	kube := kubefake.NewClientset(jobstest.Pod("team-a", "mnist", "worker", 1, corev1.PodRunning, jobstest.T0))
+	kube := kubefake.NewClientset(jobclienttest.Pod("team-a", "mnist", "worker", 1, corev1.PodRunning, jobclienttest.T0))
 	c := &container{archive: outputsArchive(t)}
-	f, stdout, _ := factory(t, false, kube, jobstest.Fixtures()...)
+	f, stdout, _ := factory(t, false, kube, jobclienttest.Fixtures()...)
 	dir := t.TempDir()
 	if err := run(newCmd(f, c), "mnist", "/work/outputs", "--task", "worker-1", "-o", dir, "--output", "json"); err != nil {
 		t.Fatal(err)
@@ -191,8 +191,8 @@ func TestDownloadPrintsJSON(t *testing.T) {
 // finished is a succeeded job whose pods are gone, submitted with
 // --data results:/mnt/results.
 func finished(request string) runtime.Object {
-	return jobstest.Job{Name: "done", Created: jobstest.T0, Request: request,
-		Roles:      []jobstest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}},
+	return jobclienttest.Job{Name: "done", Created: jobclienttest.T0, Request: request,
+		Roles:      []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}},
 		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobSucceeded}}.Object()
 }
 
@@ -234,7 +234,7 @@ func TestDownloadThroughAFetcherPodOnceThePodsAreGone(t *testing.T) {
 		}
 		deleted = deleted || (a.GetVerb() == "delete" && a.(clienttesting.DeleteAction).GetName() == "done-fetch-abcde")
 	}
-	if created == nil || created.Labels[job.RoleLabel] != job.RoleFetcher || created.OwnerReferences[0].Name != "done" ||
+	if created == nil || created.Labels[jobmodel.RoleLabel] != jobmodel.RoleFetcher || created.OwnerReferences[0].Name != "done" ||
 		created.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "results" {
 		t.Errorf("created %+v", created)
 	}
@@ -257,12 +257,12 @@ func TestDownloadOfAPathOffStorageOnceThePodsAreGone(t *testing.T) {
 		t.Errorf("err %v (code %d, hint %q)", err, exit.Code(err), exit.Hint(err))
 	}
 	if len(c.commands) != 0 || len(kube.Actions()) != 1 { // the LIST of the pods
-		t.Errorf("commands %q, actions %v", c.commands, jobstest.Actions(kube.Actions()))
+		t.Errorf("commands %q, actions %v", c.commands, jobclienttest.Actions(kube.Actions()))
 	}
 }
 
 func TestLimitFlags(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(), nil)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *downloadcmd.Options
 	cmd := downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil })
 	if err := run(cmd, "mnist", "--max-bytes", "2Ki", "--max-files", "10", "--idle-timeout", "30s"); err != nil {
@@ -291,9 +291,9 @@ func TestLimitFlags(t *testing.T) {
 }
 
 func TestMaxBytesStopsTheDownload(t *testing.T) {
-	kube := kubefake.NewClientset(jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobstest.T0))
+	kube := kubefake.NewClientset(jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobclienttest.T0))
 	c := &container{archive: outputsArchive(t)}
-	f, stdout, stderr := factory(t, false, kube, jobstest.Fixtures()...)
+	f, stdout, stderr := factory(t, false, kube, jobclienttest.Fixtures()...)
 	dir := t.TempDir()
 	err := run(newCmd(f, c), "mnist", "outputs", "-o", dir, "--max-bytes", "1Mi")
 	if exit.Code(err) != exit.Error ||

@@ -19,7 +19,7 @@ import (
 	execcmd "github.com/easyai-dev/easyai/pkg/cmd/exec"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -30,7 +30,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(), nil)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *execcmd.Options
 	cmd := execcmd.NewCmdExec(f, func(o *execcmd.Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "--task", "worker-1", "-c", "train", "-i", "--", "ls", "-l", "/data"); err != nil {
@@ -71,11 +71,11 @@ func (r *recorder) Exec(_ context.Context, namespace, pod, container string, com
 // worker-0 running, worker-1 pending).
 func factory(t *testing.T, rec *recorder) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
 	kube := kubefake.NewClientset(
-		jobstest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, jobstest.T0),
-		jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobstest.T0),
-		jobstest.Pod("team-a", "mnist", "worker", 1, corev1.PodPending, jobstest.T0),
+		jobclienttest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, jobclienttest.T0),
+		jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobclienttest.T0),
+		jobclienttest.Pod("team-a", "mnist", "worker", 1, corev1.PodPending, jobclienttest.T0),
 	)
-	f, stdout, stderr := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), kube)
+	f, stdout, stderr := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kube)
 	f.RESTConfig = func() (*rest.Config, error) { return &rest.Config{}, nil }
 	return f, stdout, stderr
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/prompter"
@@ -72,7 +72,7 @@ func New() *cmdutil.Factory {
 	f.Namespace = func() (string, bool, error) {
 		return cmdutil.ResolveNamespace(f.ConfigFlags)
 	}
-	f.JobsClient = sync.OnceValues(func() (*jobs.Client, error) {
+	f.JobsClient = sync.OnceValues(func() (*jobclient.Client, error) {
 		dyn, err := f.DynamicClient()
 		if err != nil {
 			return nil, err
@@ -95,7 +95,7 @@ func New() *cmdutil.Factory {
 		if err != nil {
 			return nil, err
 		}
-		return &jobs.Client{Dynamic: dyn, Kube: kc, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource), Server: restConfig.Host}, nil
+		return &jobclient.Client{Dynamic: dyn, Kube: kc, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource), Server: restConfig.Host}, nil
 	})
 	f.User = func(ctx context.Context) (string, error) {
 		kc, err := f.KubeClient()

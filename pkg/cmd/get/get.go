@@ -16,7 +16,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -123,20 +123,20 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	now := o.Factory.Now()
 	if o.Template != nil {
-		return o.Template.Print(o.IO.Out, jobs.DocumentOf(d, now))
+		return o.Template.Print(o.IO.Out, jobclient.DocumentOf(d, now))
 	}
 	switch o.Output {
 	case "json":
-		return printers.JSON(o.IO.Out, jobs.DocumentOf(d, now))
+		return printers.JSON(o.IO.Out, jobclient.DocumentOf(d, now))
 	case "yaml":
-		return printers.YAML(o.IO.Out, jobs.DocumentOf(d, now))
+		return printers.YAML(o.IO.Out, jobclient.DocumentOf(d, now))
 	}
 	return o.printDetails(d, now)
 }
 
 // printDetails writes the human view: a header, the replicas, the warnings.
 // It is for reading, so it is aligned whether or not stdout is a terminal.
-func (o *Options) printDetails(d *jobs.Details, now time.Time) error {
+func (o *Options) printDetails(d *jobclient.Details, now time.Time) error {
 	w := o.IO.Out
 	s := &d.Summary
 	gvk := d.Kind.GroupVersionKind()
@@ -209,7 +209,7 @@ func (o *Options) printDetails(d *jobs.Details, now time.Time) error {
 	return o.printEvents(w, d.Events, now)
 }
 
-func (o *Options) printEvents(w io.Writer, events []jobs.Event, now time.Time) error {
+func (o *Options) printEvents(w io.Writer, events []jobclient.Event, now time.Time) error {
 	if len(events) == 0 {
 		_, err := fmt.Fprintln(w, "Warning events: none")
 		return err

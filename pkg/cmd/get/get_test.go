@@ -16,9 +16,9 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
 
 func TestMain(m *testing.M) {
@@ -52,7 +52,7 @@ func TestNewCmdGet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -76,7 +76,7 @@ func TestNewCmdGetBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || err.Error() != tt.err {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -88,19 +88,19 @@ func TestNewCmdGetBadInput(t *testing.T) {
 // cluster is the fixtures with mnist's pods and warnings.
 func cluster(t *testing.T, tty bool, extra ...runtime.Object) (*cmdutil.Factory, func() (stdout, stderr string)) {
 	t.Helper()
-	t0 := jobstest.T0
-	ps := jobstest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, t0)
-	w0 := jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
-	w1 := jobstest.Pod("team-a", "mnist", "worker", 1, corev1.PodFailed, t0.Add(30*time.Minute))
+	t0 := jobclienttest.T0
+	ps := jobclienttest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, t0)
+	w0 := jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
+	w1 := jobclienttest.Pod("team-a", "mnist", "worker", 1, corev1.PodFailed, t0.Add(30*time.Minute))
 	w1.Status.ContainerStatuses = []corev1.ContainerStatus{{RestartCount: 1, State: corev1.ContainerState{
 		Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}
 	kube := kubefake.NewClientset(ps, w0, w1,
-		jobstest.Warning("team-a", "e1", "Pod", "mnist-worker-1", "BackOff", "Back-off restarting failed container", 4, t0.Add(50*time.Minute)),
-		jobstest.Warning("team-a", "e2", "PodGroup", "mnist", "Unschedulable", "0/3 tasks in gang unschedulable", 1, t0.Add(2*time.Minute)),
-		jobstest.Warning("team-a", "e3", "TFJob", "old", "Other", "another job", 1, t0),
+		jobclienttest.Warning("team-a", "e1", "Pod", "mnist-worker-1", "BackOff", "Back-off restarting failed container", 4, t0.Add(50*time.Minute)),
+		jobclienttest.Warning("team-a", "e2", "PodGroup", "mnist", "Unschedulable", "0/3 tasks in gang unschedulable", 1, t0.Add(2*time.Minute)),
+		jobclienttest.Warning("team-a", "e3", "TFJob", "old", "Other", "another job", 1, t0),
 	)
-	dyn := jobstest.Dynamic(append(jobstest.Fixtures(), extra...)...)
-	f, stdout, stderr := jobstest.Factory(t, tty, dyn, kube)
+	dyn := jobclienttest.Dynamic(append(jobclienttest.Fixtures(), extra...)...)
+	f, stdout, stderr := jobclienttest.Factory(t, tty, dyn, kube)
 	return f, func() (string, string) { return stdout.String(), stderr.String() }
 }
 
@@ -189,11 +189,11 @@ func TestGetJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr := output()
-	var doc jobs.Document
+	var doc jobclient.Document
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, stdout)
 	}
-	if doc.APIVersion != "easyai.io/v1" || doc.Kind != "Job" || doc.Name != "mnist" || doc.JobKind != "tf" || doc.Status.State != job.Running ||
+	if doc.APIVersion != "easyai.io/v1" || doc.DocumentKind != "Job" || doc.Name != "mnist" || doc.KindName != "tf" || doc.Status.State != jobmodel.Running ||
 		len(doc.Replicas) != 3 || doc.Replicas[2].Task != "worker-1" || *doc.Replicas[2].ExitCode != 137 ||
 		len(doc.Events) != 2 || doc.Events[1].Object != "worker-1" || doc.Events[1].Count != 4 ||
 		doc.Image != "example.com/train:2" || strings.Join(doc.Command, " ") != "python train.py --lr 0.1" || doc.Request["image"] != "example.com/train:2" || stderr != "" {
@@ -212,8 +212,8 @@ func TestGetYAMLAndRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, _ := output()
-	var doc jobs.Document
-	if err := yaml.Unmarshal([]byte(stdout), &doc); err != nil || doc.Kind != "Job" || len(doc.Replicas) != 3 {
+	var doc jobclient.Document
+	if err := yaml.Unmarshal([]byte(stdout), &doc); err != nil || doc.DocumentKind != "Job" || len(doc.Replicas) != 3 {
 		t.Errorf("YAML document %v %+v\n%s", err, doc, stdout)
 	}
 
@@ -251,7 +251,7 @@ func TestGetYAMLAndRaw(t *testing.T) {
 }
 
 func TestGetErrors(t *testing.T) {
-	twin := jobstest.Job{Kind: "PyTorchJob", Name: "mnist", Created: jobstest.T0}.Object()
+	twin := jobclienttest.Job{APIKind: "PyTorchJob", Name: "mnist", Created: jobclienttest.T0}.Object()
 	tests := []struct {
 		args []string
 		code int
@@ -279,9 +279,9 @@ func TestGetErrors(t *testing.T) {
 }
 
 func TestGetKindNotInstalled(t *testing.T) {
-	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
-	jobstest.NotInstalled(dyn, "pytorchjobs")
-	f, _, _ := jobstest.Factory(t, false, dyn, nil)
+	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
+	jobclienttest.NotInstalled(dyn, "pytorchjobs")
+	f, _, _ := jobclienttest.Factory(t, false, dyn, nil)
 	if err := execute(f, nil, "mnist", "-o", "name"); err != nil {
 		t.Errorf("get mnist with PyTorchJob not installed: %v", err)
 	}
@@ -301,10 +301,10 @@ func TestShellJoin(t *testing.T) {
 func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
 	var events []runtime.Object
 	for i := range MaxEvents + 2 {
-		events = append(events, jobstest.Warning("team-a", fmt.Sprintf("e%02d", i), "TFJob", "old", fmt.Sprintf("Reason%02d", i), "m", 1,
-			jobstest.T0.Add(time.Duration(i)*time.Minute)))
+		events = append(events, jobclienttest.Warning("team-a", fmt.Sprintf("e%02d", i), "TFJob", "old", fmt.Sprintf("Reason%02d", i), "m", 1,
+			jobclienttest.T0.Add(time.Duration(i)*time.Minute)))
 	}
-	f, stdout, stderr := jobstest.Factory(t, true, jobstest.Dynamic(jobstest.Fixtures()...), kubefake.NewClientset(events...))
+	f, stdout, stderr := jobclienttest.Factory(t, true, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(events...))
 	if err := execute(f, nil, "old"); err != nil {
 		t.Fatal(err)
 	}
@@ -315,11 +315,11 @@ func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
 	if stderr.String() != "2 older warning events not shown: -o json has them all\n" {
 		t.Errorf("stderr %q", stderr)
 	}
-	f, stdout, _ = jobstest.Factory(t, true, jobstest.Dynamic(jobstest.Fixtures()...), kubefake.NewClientset(events...))
+	f, stdout, _ = jobclienttest.Factory(t, true, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(events...))
 	if err := execute(f, nil, "old", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
-	var doc jobs.Document
+	var doc jobclient.Document
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || len(doc.Events) != MaxEvents+2 {
 		t.Errorf("-o json has %d events (%v), want all %d", len(doc.Events), err, MaxEvents+2)
 	}
@@ -349,9 +349,9 @@ func TestGetTemplates(t *testing.T) {
 // A job in a namespace the user may not read: one line saying so (exit 1),
 // not a "forbidden" line per kind and not "not found".
 func TestGetInANamespaceRefused(t *testing.T) {
-	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
-	jobstest.Refuse(dyn, "get", "*")
-	f, stdout, _ := jobstest.Factory(t, false, dyn, nil)
+	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
+	jobclienttest.Refuse(dyn, "get", "*")
+	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
 	err := execute(f, nil, "a1")
 	if exit.Code(err) != exit.Error || strings.Count(err.Error(), "\n") != 0 ||
 		!strings.HasPrefix(err.Error(), "you may not read jobs in namespace team-a: get is forbidden on ") ||

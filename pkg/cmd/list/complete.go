@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 )
 
 // CompleteJobs completes job arguments (get, delete) with the names of the
@@ -20,7 +20,7 @@ func CompleteJobs(f *cmdutil.Factory) cobra.CompletionFunc {
 		if err := o.Complete(ctx); err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		res, err := o.Client.List(ctx, jobs.ListOptions{Namespace: o.Namespace})
+		res, err := o.Client.List(ctx, jobclient.ListOptions{Namespace: o.Namespace})
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

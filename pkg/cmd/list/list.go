@@ -14,8 +14,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -37,12 +37,12 @@ type Options struct {
 
 	// Set by Validate.
 	Kinds    []kinds.Kind
-	States   []job.State
+	States   []jobmodel.State
 	Template *printers.Template
 
 	// Set by Complete.
 	Namespace string
-	Client    *jobs.Client
+	Client    *jobclient.Client
 }
 
 // Outputs are the values of -o.
@@ -108,8 +108,8 @@ document (docs/output.md); -o name prints KIND/NAME lines.`,
 }
 
 func stateNames() string {
-	names := make([]string, len(job.States))
-	for i, s := range job.States {
+	names := make([]string, len(jobmodel.States))
+	for i, s := range jobmodel.States {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")
@@ -142,7 +142,7 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.States = states
-	if err := jobs.CheckSelection(o.Selector, o.Experiment); err != nil {
+	if err := jobclient.CheckSelection(o.Selector, o.Experiment); err != nil {
 		return err
 	}
 	return nil
@@ -166,11 +166,11 @@ func ParseKinds(reg *kinds.Registry, names []string) ([]kinds.Kind, error) {
 }
 
 // ParseStates resolves state names, case-insensitively.
-func ParseStates(names []string) ([]job.State, error) {
-	var out []job.State
+func ParseStates(names []string) ([]jobmodel.State, error) {
+	var out []jobmodel.State
 	for _, name := range names {
 		found := false
-		for _, s := range job.States {
+		for _, s := range jobmodel.States {
 			if strings.EqualFold(strings.TrimSpace(name), string(s)) {
 				out, found = append(out, s), true
 				break
@@ -208,7 +208,7 @@ func (o *Options) Complete(ctx context.Context) error {
 
 // Run lists and prints the jobs.
 func (o *Options) Run(ctx context.Context) error {
-	res, err := o.Client.List(ctx, jobs.ListOptions{
+	res, err := o.Client.List(ctx, jobclient.ListOptions{
 		Namespace:     o.Namespace,
 		Kinds:         o.Kinds,
 		LabelSelector: o.Selector,
@@ -225,13 +225,13 @@ func (o *Options) Run(ctx context.Context) error {
 	o.reportRefused(res.Refused)
 	now := o.Factory.Now()
 	if o.Template != nil {
-		return o.Template.Print(o.IO.Out, jobs.ListOf(res.Jobs, now))
+		return o.Template.Print(o.IO.Out, jobclient.ListOf(res.Jobs, now))
 	}
 	switch o.Output {
 	case "json":
-		return printers.JSON(o.IO.Out, jobs.ListOf(res.Jobs, now))
+		return printers.JSON(o.IO.Out, jobclient.ListOf(res.Jobs, now))
 	case "yaml":
-		return printers.YAML(o.IO.Out, jobs.ListOf(res.Jobs, now))
+		return printers.YAML(o.IO.Out, jobclient.ListOf(res.Jobs, now))
 	case "name":
 		for _, j := range res.Jobs {
 			fmt.Fprintf(o.IO.Out, "%s/%s\n", j.Kind.Name(), j.Summary.Name)
@@ -249,7 +249,7 @@ func (o *Options) Run(ctx context.Context) error {
 	return o.printTable(res.Jobs, now)
 }
 
-func (o *Options) printTable(js []jobs.Job, now time.Time) error {
+func (o *Options) printTable(js []jobclient.Job, now time.Time) error {
 	header := []string{"NAME", "KIND", "STATUS", "WORKERS", "GPUS", "AGE", "DURATION", "USER"}
 	wide := o.Output == "wide"
 	if wide {
@@ -279,7 +279,7 @@ func (o *Options) printTable(js []jobs.Job, now time.Time) error {
 }
 
 // Duration is how long the job has run, "-" before it started.
-func Duration(s *job.Summary, now time.Time) string {
+func Duration(s *jobmodel.Summary, now time.Time) string {
 	if s.Started == nil {
 		return "-"
 	}
@@ -291,7 +291,7 @@ func Duration(s *job.Summary, now time.Time) string {
 const External = "(external)"
 
 // User is the USER column: the submitter, or External.
-func User(s *job.Summary) string {
+func User(s *jobmodel.Summary) string {
 	if s.User == "" && !s.ByEasyAI() {
 		return External
 	}

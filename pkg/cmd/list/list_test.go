@@ -18,9 +18,9 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
 
 func TestMain(m *testing.M) {
@@ -42,20 +42,20 @@ func TestNewCmdList(t *testing.T) {
 		args   string
 		want   Options
 		kinds  []string
-		states []job.State
+		states []jobmodel.State
 	}{
 		{args: "", want: Options{}},
 		{args: "-A -o wide", want: Options{AllNamespaces: true, Output: "wide"}},
 		{args: "--kind tf --kind pytorchjob", kinds: []string{"tf", "pytorch"}},
 		{args: "--kind tfjob,TFJob,torch", kinds: []string{"tf", "pytorch"}},
-		{args: "--status running,QUEUED --status Failed", states: []job.State{job.Running, job.Queued, job.Failed}},
+		{args: "--status running,QUEUED --status Failed", states: []jobmodel.State{jobmodel.Running, jobmodel.Queued, jobmodel.Failed}},
 		{args: "--experiment lr-sweep -l team=vision,tier!=dev --user alice@corp -o json",
 			want: Options{Experiment: "lr-sweep", Selector: "team=vision,tier!=dev", User: "alice@corp", Output: "json"}},
 		{args: "--mine -o name", want: Options{Mine: true, Output: "name"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 			var got *Options
 			err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...)
 			if err != nil {
@@ -90,7 +90,7 @@ func TestNewCmdListBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -137,7 +137,7 @@ func TestListRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, stdout, stderr := jobstest.Factory(t, tt.tty, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 			if err := execute(f, nil, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
 			}
@@ -153,11 +153,11 @@ func TestListRun(t *testing.T) {
 
 func TestListJSONAndYAML(t *testing.T) {
 	for _, tty := range []bool{true, false} {
-		f, stdout, stderr := jobstest.Factory(t, tty, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+		f, stdout, stderr := jobclienttest.Factory(t, tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 		if err := execute(f, nil, "-o", "json"); err != nil {
 			t.Fatal(err)
 		}
-		var l jobs.List
+		var l jobclient.List
 		if err := json.Unmarshal(stdout.Bytes(), &l); err != nil {
 			t.Fatalf("stdout is no JSON: %v\n%s", err, stdout)
 		}
@@ -165,15 +165,15 @@ func TestListJSONAndYAML(t *testing.T) {
 			t.Fatalf("document %+v, stderr %q", l, stderr)
 		}
 		mnist := l.Items[1]
-		if mnist.Name != "mnist" || mnist.JobKind != "tf" || mnist.ObjectKind != "TFJob" || mnist.Status.State != job.Running ||
-			mnist.Workers != (job.ReplicaCount{Ready: 3, Total: 3}) || mnist.GPUs != 2 || mnist.User != "alice@corp" || mnist.DurationSeconds != 59*60 {
+		if mnist.Name != "mnist" || mnist.KindName != "tf" || mnist.ObjectKind != "TFJob" || mnist.Status.State != jobmodel.Running ||
+			mnist.Workers != (jobmodel.ReplicaCount{Ready: 3, Total: 3}) || mnist.GPUs != 2 || mnist.User != "alice@corp" || mnist.DurationSeconds != 59*60 {
 			t.Errorf("mnist %+v", mnist)
 		}
-		if resnet := l.Items[0]; resnet.ManagedBy != "" || resnet.User != "" || resnet.Status.State != job.Queued {
+		if resnet := l.Items[0]; resnet.ManagedBy != "" || resnet.User != "" || resnet.Status.State != jobmodel.Queued {
 			t.Errorf("resnet %+v", resnet)
 		}
 	}
-	f, stdout, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	f, stdout, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := execute(f, nil, "-o", "yaml", "--kind", "pytorch"); err != nil {
 		t.Fatal(err)
 	}
@@ -185,9 +185,9 @@ func TestListJSONAndYAML(t *testing.T) {
 }
 
 func TestListWarnsOfKindsNotInstalled(t *testing.T) {
-	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
-	jobstest.NotInstalled(dyn, "pytorchjobs")
-	f, stdout, stderr := jobstest.Factory(t, false, dyn, nil)
+	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
+	jobclienttest.NotInstalled(dyn, "pytorchjobs")
+	f, stdout, stderr := jobclienttest.Factory(t, false, dyn, nil)
 	// Without --kind, a kind the cluster does not serve is skipped quietly.
 	if err := execute(f, nil, "-o", "name"); err != nil {
 		t.Fatal(err)
@@ -207,11 +207,11 @@ func TestListWarnsOfKindsNotInstalled(t *testing.T) {
 }
 
 func TestListWhenNoKindIsInstalled(t *testing.T) {
-	dyn := jobstest.Dynamic()
-	for _, k := range jobstest.Registry().All() {
-		jobstest.NotInstalled(dyn, k.Resource().Resource)
+	dyn := jobclienttest.Dynamic()
+	for _, k := range jobclienttest.Registry().All() {
+		jobclienttest.NotInstalled(dyn, k.Resource().Resource)
 	}
-	f, _, _ := jobstest.Factory(t, false, dyn, nil)
+	f, _, _ := jobclienttest.Factory(t, false, dyn, nil)
 	err := execute(f, nil)
 	if err == nil || !strings.Contains(err.Error(), "serves none of the job kinds") {
 		t.Errorf("err %v", err)
@@ -224,7 +224,7 @@ func TestListMine(t *testing.T) {
 		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{
 			UserInfo: authenticationv1.UserInfo{Username: "alice@corp"}}}, nil
 	})
-	f, stdout, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), kubernetes.Interface(kube))
+	f, stdout, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubernetes.Interface(kube))
 	if err := execute(f, nil, "--mine", "-A", "-o", "name"); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestListMine(t *testing.T) {
 }
 
 func TestCompleteJobs(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	got, directive := CompleteJobs(f)(nil, nil, "")
 	want := []string{"resnet\tpytorch, Queued", "mnist\ttf, Running", "old\ttf, Succeeded"}
 	if !reflect.DeepEqual(got, want) || directive != cobra.ShellCompDirectiveNoFileComp {
@@ -243,7 +243,7 @@ func TestCompleteJobs(t *testing.T) {
 }
 
 func TestListTemplates(t *testing.T) {
-	f, stdout, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	f, stdout, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := execute(f, nil, "-A", "-o", `jsonpath={range .items[*]}{.jobKind}/{.name} {.status.state}{"\n"}{end}`); err != nil {
 		t.Fatal(err)
 	}
@@ -258,10 +258,10 @@ func TestListTemplates(t *testing.T) {
 // A namespace-scoped user: the kinds she may read are listed (exit 0), each
 // refused kind is one line on stderr.
 func TestListSkipsKindsRefused(t *testing.T) {
-	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
-	jobstest.Refuse(dyn, "list", "colossalaijobs")
-	jobstest.Refuse(dyn, "list", "jobs")
-	f, stdout, stderr := jobstest.Factory(t, false, dyn, nil)
+	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
+	jobclienttest.Refuse(dyn, "list", "colossalaijobs")
+	jobclienttest.Refuse(dyn, "list", "jobs")
+	f, stdout, stderr := jobclienttest.Factory(t, false, dyn, nil)
 	if err := execute(f, nil, "-o", "name"); err != nil {
 		t.Fatal(err)
 	}
@@ -274,9 +274,9 @@ func TestListSkipsKindsRefused(t *testing.T) {
 // Refused everything: exit 1 naming the namespace and what is missing; -A
 // without cluster-wide rights says so, with the hint to use -n.
 func TestListWhenEveryKindIsRefused(t *testing.T) {
-	dyn := jobstest.Dynamic(jobstest.Fixtures()...)
-	jobstest.Refuse(dyn, "list", "*")
-	f, stdout, stderr := jobstest.Factory(t, false, dyn, nil)
+	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
+	jobclienttest.Refuse(dyn, "list", "*")
+	f, stdout, stderr := jobclienttest.Factory(t, false, dyn, nil)
 	err := execute(f, nil)
 	if exit.Code(err) != exit.Error || !strings.HasPrefix(err.Error(), "you may not list jobs in namespace team-a: list is forbidden on colossalaijobs.batch.tensorstack.dev, ") ||
 		!strings.Contains(exit.Hint(err), "easyai doctor -n team-a") {

@@ -24,7 +24,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -162,18 +162,18 @@ func (o *Options) Run(ctx context.Context) error {
 	f := o.Forwarder
 	f.Ports = []remote.PortSpec{{Local: uint16(o.LocalPort), Remote: uint16(target.Port)}}
 	found := j // the first connection uses the job just read
-	f.Resolve = func(ctx context.Context) (job.Replica, error) {
+	f.Resolve = func(ctx context.Context) (jobmodel.Replica, error) {
 		j := found
 		found = nil
 		if j == nil {
 			var err error
 			if j, err = remote.FindJob(ctx, o.Client, o.Namespace, o.Ref); err != nil {
-				return job.Replica{Task: target.Task}, err
+				return jobmodel.Replica{Task: target.Task}, err
 			}
 		}
 		return remote.FindReplica(j.Replicas, target.Task)
 	}
-	f.Ready = func(r job.Replica, ports []remote.PortSpec) {
+	f.Ready = func(r jobmodel.Replica, ports []remote.PortSpec) {
 		o.ready(r, target, ports[0].Local, token)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Opening %s: port %d of %s (from %s)\n", o.Name, target.Port, target.Task, target.From)
@@ -196,9 +196,9 @@ func (o *Options) token(ctx context.Context, t remote.Target, jobName string, jo
 	if err := tokenSecretAllowed(s, jobName, jobUID); err != nil {
 		return "", err
 	}
-	token := string(s.Data[job.TokenSecretKey])
+	token := string(s.Data[jobmodel.TokenSecretKey])
 	if token == "" {
-		fmt.Fprintf(o.IO.ErrOut, "Warning: Secret %s has no %q key: opening without a token\n", t.TokenSecret, job.TokenSecretKey)
+		fmt.Fprintf(o.IO.ErrOut, "Warning: Secret %s has no %q key: opening without a token\n", t.TokenSecret, jobmodel.TokenSecretKey)
 	}
 	return token, nil
 }
@@ -207,7 +207,7 @@ func (o *Options) token(ctx context.Context, t remote.Target, jobName string, jo
 // ownerReference with the job's uid) and it is not a service account's
 // token. The error names the Secret, never its data.
 func tokenSecretAllowed(s *corev1.Secret, jobName string, jobUID types.UID) error {
-	from := fmt.Sprintf("Secret %s, named by the %s annotation of job %s,", s.Name, job.EndpointsAnnotation, jobName)
+	from := fmt.Sprintf("Secret %s, named by the %s annotation of job %s,", s.Name, jobmodel.EndpointsAnnotation, jobName)
 	if s.Type == corev1.SecretTypeServiceAccountToken {
 		return exit.WithHint(fmt.Errorf("%s is a service account token: refusing to read a login token from it", from),
 			"a login token's Secret must be an Opaque Secret owned by the job; check who changed the annotation")
@@ -228,7 +228,7 @@ func tokenSecretAllowed(s *corev1.Secret, jobName string, jobUID types.UID) erro
 // ready prints the URL and opens the browser once the port is forwarded.
 // A URL with a token goes to the browser through a private redirect page,
 // never on its command line.
-func (o *Options) ready(r job.Replica, t remote.Target, local uint16, token string) {
+func (o *Options) ready(r jobmodel.Replica, t remote.Target, local uint16, token string) {
 	plain := URL(o.Address, local, t.Path, "")
 	withToken := URL(o.Address, local, t.Path, token)
 	if o.ShowToken {
@@ -249,7 +249,7 @@ func (o *Options) ready(r job.Replica, t remote.Target, local uint16, token stri
 	case token != "" && opened:
 		fmt.Fprintf(o.IO.ErrOut, "Opened in the browser, logged in with the token of Secret %s\n", t.TokenSecret)
 	case token != "" && !o.ShowToken:
-		fmt.Fprintf(o.IO.ErrOut, "The login token is in Secret %s (key %s): --show-token prints the URL with it\n", t.TokenSecret, job.TokenSecretKey)
+		fmt.Fprintf(o.IO.ErrOut, "The login token is in Secret %s (key %s): --show-token prints the URL with it\n", t.TokenSecret, jobmodel.TokenSecretKey)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Forwarding to %s of %s until Ctrl-C\n", r.Task, o.JobArg)
 }

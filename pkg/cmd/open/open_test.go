@@ -17,8 +17,8 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -29,7 +29,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(), nil)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *Options
 	cmd := NewCmdOpen(f, func(o *Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "jupyter", "--task", "worker-1", "--port", "8888", "--no-browser", "--address", "0.0.0.0"); err != nil {
@@ -95,7 +95,7 @@ func tokenSecret() *corev1.Secret {
 		ObjectMeta: metav1.ObjectMeta{Name: "mnist-jupyter", Namespace: "team-a", OwnerReferences: []metav1.OwnerReference{{
 			APIVersion: "kubeflow.org/v1", Kind: "PyTorchJob", Name: "mnist", UID: jobUID,
 		}}},
-		Data: map[string][]byte{job.TokenSecretKey: []byte("s3cret")},
+		Data: map[string][]byte{jobmodel.TokenSecretKey: []byte("s3cret")},
 	}
 }
 
@@ -114,7 +114,7 @@ func readyWith(t *testing.T, o *Options, browser Browser) (stdout, stderr string
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.ready(job.Replica{Task: "master-0"}, target, 43210, token)
+	o.ready(jobmodel.Replica{Task: "master-0"}, target, 43210, token)
 	return out.String(), errOut.String()
 }
 
@@ -151,7 +151,7 @@ func TestAURLWithoutATokenIsOpenedAsItIs(t *testing.T) {
 	b := &fakeBrowser{available: true}
 	io, _, _, _ := iostreams.Test()
 	o := &Options{IO: io, Browser: b, Address: "127.0.0.1", RedirectDir: t.TempDir()}
-	o.ready(job.Replica{Task: "worker-0"}, remote.Target{Task: "worker-0", Port: 6006, Path: "/"}, 43210, "")
+	o.ready(jobmodel.Replica{Task: "worker-0"}, remote.Target{Task: "worker-0", Port: 6006, Path: "/"}, 43210, "")
 	if len(b.opened) != 1 || b.opened[0] != "http://127.0.0.1:43210/" {
 		t.Errorf("the browser opened %q", b.opened)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -108,14 +108,14 @@ func (o *Options) Complete() error {
 func (o *Options) Run(ctx context.Context) error {
 	task := o.Task
 	first := true
-	o.Forwarder.Resolve = func(ctx context.Context) (job.Replica, error) {
+	o.Forwarder.Resolve = func(ctx context.Context) (jobmodel.Replica, error) {
 		j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
 		if err != nil {
-			return job.Replica{Task: task}, err
+			return jobmodel.Replica{Task: task}, err
 		}
 		r, note, err := j.Choose(task)
 		if err != nil {
-			return job.Replica{Task: task}, err
+			return jobmodel.Replica{Task: task}, err
 		}
 		if first {
 			first = false

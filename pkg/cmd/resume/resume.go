@@ -14,7 +14,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -84,7 +84,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if state := t.Summary.Status.State; state != job.Suspended {
+	if state := t.Summary.Status.State; state != jobmodel.Suspended {
 		return fmt.Errorf("%s is not suspended: it is %s", t, state)
 	}
 	if warning := t.Suspender.ResumeWarning(t.Object); warning != "" {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
 
 func execute(f *cmdutil.Factory, runF func(*Options) error, args ...string) error {
@@ -36,7 +36,7 @@ func TestNewCmdResume(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -46,7 +46,7 @@ func TestNewCmdResume(t *testing.T) {
 			}
 		})
 	}
-	f, _, _ := jobstest.Factory(t, false, nil, nil)
+	f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 	if err := execute(f, nil); exit.Code(err) != exit.Usage || err.Error() != `"resume" needs a job: NAME or KIND/NAME (got 0 arguments)` {
 		t.Errorf("no job: %v", err)
 	}
@@ -127,15 +127,15 @@ func TestResumeRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			paused := jobstest.Job{Name: "paused", Created: jobstest.T0, Roles: []jobstest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}},
+			paused := jobclienttest.Job{Name: "paused", Created: jobclienttest.T0, Roles: []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}},
 				Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobSuspended}}.Object()
-			objs := append(jobstest.Fixtures(), paused)
+			objs := append(jobclienttest.Fixtures(), paused)
 			if tt.vj != nil {
 				objs = append(objs, tt.vj)
 			}
-			dyn := jobstest.Dynamic(objs...)
-			f, stdout, stderr := jobstest.Factory(t, tt.tty, dyn, nil)
-			prompt := &jobstest.Confirm{Answer: tt.answer}
+			dyn := jobclienttest.Dynamic(objs...)
+			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, dyn, nil)
+			prompt := &jobclienttest.Confirm{Answer: tt.answer}
 			f.Prompter = prompt
 			err := execute(f, nil, strings.Fields(tt.args)...)
 			if exit.Code(err) != tt.code || (err != nil && err.Error() != tt.err) {

@@ -11,7 +11,7 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
 
 // TestABackendChooserPicksWhatTheJobIsRenderedAndCreatedAs: a ColossalAI job
@@ -43,8 +43,8 @@ func TestABackendChooserPicksWhatTheJobIsRenderedAndCreatedAs(t *testing.T) {
 					APIResources: []metav1.APIResource{{Name: "colossalaijobs", Namespaced: true, Kind: "ColossalAIJob"}},
 				}}
 			}
-			dyn := jobstest.Dynamic()
-			f, stdout, stderr := jobstest.Factory(t, false, dyn, kube)
+			dyn := jobclienttest.Dynamic()
+			f, stdout, stderr := jobclienttest.Factory(t, false, dyn, kube)
 			f.User = func(context.Context) (string, error) { return "alice", nil }
 			cmd := NewCmdSubmit(f, nil)
 			cmd.SetArgs(append(append([]string{"colossalai", "--name", "cai", "--image", "x:1"}, tc.args...), "--", "train.py"))

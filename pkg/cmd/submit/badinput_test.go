@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
@@ -15,7 +15,7 @@ import (
 // code and outputs; stdin is what "-f -" reads.
 func submitDryRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	f, out, errOut := jobstest.Factory(t, false, jobstest.Dynamic(), nil)
+	f, out, errOut := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	f.IOStreams.In = strings.NewReader(stdin)
 	cmd := NewCmdSubmit(f, nil)
 	cmd.SetArgs(args)

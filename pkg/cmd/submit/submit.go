@@ -23,7 +23,7 @@ import (
 	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/logs"
 	"github.com/easyai-dev/easyai/pkg/render"
@@ -441,7 +441,7 @@ var LogDrainTimeout = 30 * time.Second
 // ended, the streams are given LogDrainTimeout to print their last lines;
 // after a timeout or an interrupt they are cut at once. A log error does not
 // change the result, which is the job's: it is reported on stderr.
-func (o *Options) followLogs(ctx context.Context, client *jobs.Client, created *unstructured.Unstructured, out io.Writer) func(error) {
+func (o *Options) followLogs(ctx context.Context, client *jobclient.Client, created *unstructured.Unstructured, out io.Writer) func(error) {
 	io := o.Factory.IOStreams
 	logCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)

@@ -16,8 +16,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/waiter"
@@ -89,7 +89,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	switch state := t.Summary.Status.State; {
-	case state == job.Suspended:
+	case state == jobmodel.Suspended:
 		return fmt.Errorf("%s is already suspended", t)
 	case state.Final():
 		return fmt.Errorf("%s has finished (%s): there is nothing to suspend", t, state)
@@ -112,7 +112,7 @@ type Target struct {
 	Kind      kinds.Kind
 	Suspender kinds.Suspender
 	Object    *unstructured.Unstructured
-	Summary   job.Summary
+	Summary   jobmodel.Summary
 }
 
 func (t *Target) String() string { return t.Kind.Name() + "/" + t.Object.GetName() }
@@ -120,7 +120,7 @@ func (t *Target) String() string { return t.Kind.Name() + "/" + t.Object.GetName
 // Find finds the job ref names and reads its state; a job whose kind does
 // not implement kinds.Suspender is a usage error ("KIND jobs cannot be
 // suspended"; verb is "suspended" or "resumed").
-func Find(ctx context.Context, client *jobs.Client, namespace string, ref jobs.Ref, verb string) (*Target, error) {
+func Find(ctx context.Context, client *jobclient.Client, namespace string, ref jobclient.Ref, verb string) (*Target, error) {
 	k, obj, err := client.Find(ctx, namespace, ref)
 	if err != nil {
 		return nil, err

@@ -17,8 +17,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
 )
@@ -40,7 +40,7 @@ func TestNewCmdSuspend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -61,7 +61,7 @@ func TestNewCmdSuspendBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobstest.Factory(t, false, nil, nil)
+			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -86,9 +86,9 @@ func volcanoJob(phase string, retryCount, maxRetry int64) *unstructured.Unstruct
 // fixtures are team-a's tf/mnist (Running), tf/old (Succeeded), tf/paused
 // (Suspended by the operator) and the Volcano Job vj in phase.
 func fixtures(vcPhase string) []runtime.Object {
-	paused := jobstest.Job{Name: "paused", Created: jobstest.T0, Roles: []jobstest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}},
+	paused := jobclienttest.Job{Name: "paused", Created: jobclienttest.T0, Roles: []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}},
 		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobSuspended}}.Object()
-	return append(jobstest.Fixtures(), paused, volcanoJob(vcPhase, 0, 3))
+	return append(jobclienttest.Fixtures(), paused, volcanoJob(vcPhase, 0, 3))
 }
 
 // requestsTo lists what a fake client was asked to change: "patch
@@ -144,8 +144,8 @@ func TestSuspendRun(t *testing.T) {
 			if tt.vcPhase == "" {
 				tt.vcPhase = "Running"
 			}
-			dyn := jobstest.Dynamic(fixtures(tt.vcPhase)...)
-			f, stdout, stderr := jobstest.Factory(t, tt.tty, dyn, nil)
+			dyn := jobclienttest.Dynamic(fixtures(tt.vcPhase)...)
+			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, dyn, nil)
 			err := execute(f, nil, strings.Fields(tt.args)...)
 			if exit.Code(err) != tt.code || (err != nil && err.Error() != tt.err) {
 				t.Errorf("error %v (exit %d), want exit %d %q", err, exit.Code(err), tt.code, tt.err)
@@ -161,11 +161,11 @@ func TestSuspendRun(t *testing.T) {
 }
 
 func TestSuspendOfAJobDeletedMeanwhileIsNotFound(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures("Running")...)
+	dyn := jobclienttest.Dynamic(fixtures("Running")...)
 	dyn.PrependReactor("patch", "tfjobs", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "kubeflow.org", Resource: "tfjobs"}, "mnist")
 	})
-	f, stdout, _ := jobstest.Factory(t, false, dyn, nil)
+	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
 	err := execute(f, nil, "mnist")
 	if exit.Code(err) != exit.NotFound || err.Error() != "job tf/mnist not found in namespace team-a" {
 		t.Errorf("error %v (exit %d)", err, exit.Code(err))
@@ -179,11 +179,11 @@ func TestSuspendOfAJobDeletedMeanwhileIsNotFound(t *testing.T) {
 type plainKind struct{ kinds.Kind }
 
 func TestSuspendOfAKindThatCannotBeSuspended(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures("Running")...)
-	f, stdout, _ := jobstest.Factory(t, false, dyn, nil)
+	dyn := jobclienttest.Dynamic(fixtures("Running")...)
+	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
 	f.Kinds = kinds.NewRegistry(plainKind{tfjob.New()})
-	f.JobsClient = func() (*jobs.Client, error) {
-		return &jobs.Client{Dynamic: dyn, Kinds: f.Kinds, GPUResource: config.DefaultGPUResource}, nil
+	f.JobsClient = func() (*jobclient.Client, error) {
+		return &jobclient.Client{Dynamic: dyn, Kinds: f.Kinds, GPUResource: config.DefaultGPUResource}, nil
 	}
 	err := execute(f, nil, "mnist")
 	if exit.Code(err) != exit.Usage || err.Error() != "tf jobs cannot be suspended: tf/mnist is one" {
@@ -195,7 +195,7 @@ func TestSuspendOfAKindThatCannotBeSuspended(t *testing.T) {
 }
 
 func TestSuspendWaitFlags(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, nil, nil)
+	f, _, _ := jobclienttest.Factory(t, false, nil, nil)
 	var got *Options
 	if err := execute(f, func(o *Options) error { got = o; return nil }, "mnist", "--wait", "--timeout", "90s"); err != nil {
 		t.Fatal(err)

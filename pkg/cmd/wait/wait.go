@@ -14,7 +14,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/waiter"
@@ -104,14 +104,14 @@ func (o *Options) Run(ctx context.Context) error {
 // Until waits for a job found or just created and reports how the wait ended:
 // the final state on stderr, and with output "json" the job's document on
 // stdout. Its error carries the exit code (4 failed, 5 timed out, 3 deleted).
-func Until(ctx context.Context, f *cmdutil.Factory, client *jobs.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string) error {
+func Until(ctx context.Context, f *cmdutil.Factory, client *jobclient.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string) error {
 	return UntilThen(ctx, f, client, k, obj, c, timeout, output, nil)
 }
 
 // UntilThen is Until with a step between the end of the wait and the report:
 // then (when not nil) gets the wait's error (nil: reached) before anything
 // is printed, e.g. to let a log stream finish first.
-func UntilThen(ctx context.Context, f *cmdutil.Factory, client *jobs.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string, then func(error)) error {
+func UntilThen(ctx context.Context, f *cmdutil.Factory, client *jobclient.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string, then func(error)) error {
 	io := f.IOStreams
 	res, err := waiter.Wait(ctx, waiter.Request{
 		Dynamic: client.Dynamic, Kind: k, GPUResource: client.GPUResource,
@@ -137,7 +137,7 @@ func UntilThen(ctx context.Context, f *cmdutil.Factory, client *jobs.Client, k k
 			}
 			return derr
 		}
-		if perr := printers.JSON(io.Out, jobs.DocumentOf(d, f.Now())); perr != nil && err == nil {
+		if perr := printers.JSON(io.Out, jobclient.DocumentOf(d, f.Now())); perr != nil && err == nil {
 			return perr
 		}
 	}

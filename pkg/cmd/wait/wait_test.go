@@ -10,7 +10,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -21,7 +21,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(), nil)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *wait.Options
 	cmd := wait.NewCmdWait(f, func(o *wait.Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "--for", "running", "--timeout", "10m", "-o", "json"); err != nil {
@@ -49,7 +49,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 // The fixtures' tf/old has succeeded and team-b's bert has failed: the wait
 // ends at once without a watch.
 func TestWaitForAFinishedJob(t *testing.T) {
-	f, stdout, stderr := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	f, stdout, stderr := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := run(wait.NewCmdWait(f, nil), "old"); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestWaitForAFinishedJob(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
 
-	f, stdout, _ = jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	f, stdout, _ = jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	f.Namespace = func() (string, bool, error) { return "team-b", true, nil }
 	err := run(wait.NewCmdWait(f, nil), "bert", "-o", "json")
 	if exit.Code(err) != exit.JobFailed || !strings.HasPrefix(err.Error(), "tf/bert Failed after 0s") {
@@ -76,7 +76,7 @@ func TestWaitForAFinishedJob(t *testing.T) {
 }
 
 func TestWaitForAMissingJob(t *testing.T) {
-	f, _, _ := jobstest.Factory(t, false, jobstest.Dynamic(jobstest.Fixtures()...), nil)
+	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := run(wait.NewCmdWait(f, nil), "nope"); exit.Code(err) != exit.NotFound {
 		t.Fatalf("err %v, want not found", err)
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/colossalai"
 	"github.com/easyai-dev/easyai/pkg/render"
@@ -222,20 +222,20 @@ func TestStatus(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		status colossalai.Status
-		want   job.Status
+		want   jobmodel.Status
 	}{
-		{colossalai.Status{}, job.Status{State: job.Pending, Reason: "NotReconciled", Message: "T9k's ColossalAIJob controller has not handled the job yet"}},
-		{colossalai.Status{Phase: "Pending"}, job.Status{State: job.Pending, Reason: "Pending"}},
-		{colossalai.Status{Phase: "Running", Conditions: failed[:1]}, job.Status{State: job.Running, Reason: "Running", Message: "All pods are running normally."}},
+		{colossalai.Status{}, jobmodel.Status{State: jobmodel.Pending, Reason: "NotReconciled", Message: "T9k's ColossalAIJob controller has not handled the job yet"}},
+		{colossalai.Status{Phase: "Pending"}, jobmodel.Status{State: jobmodel.Pending, Reason: "Pending"}},
+		{colossalai.Status{Phase: "Running", Conditions: failed[:1]}, jobmodel.Status{State: jobmodel.Running, Reason: "Running", Message: "All pods are running normally."}},
 		{colossalai.Status{Phase: "Running", Conditions: []colossalai.Condition{cond("ReplicaFailure", "True", "PodFailed", "worker-1 failed", 0)}},
-			job.Status{State: job.Running, Reason: "PodFailed", Message: "worker-1 failed"}},
-		{colossalai.Status{Phase: "Paused"}, job.Status{State: job.Suspended, Reason: "Paused"}},
-		{colossalai.Status{Phase: "Resuming"}, job.Status{State: job.Running, Reason: "Resuming", Message: "resuming from pause mode"}},
-		{colossalai.Status{Phase: "Succeeded"}, job.Status{State: job.Succeeded, Reason: "Succeeded",
+			jobmodel.Status{State: jobmodel.Running, Reason: "PodFailed", Message: "worker-1 failed"}},
+		{colossalai.Status{Phase: "Paused"}, jobmodel.Status{State: jobmodel.Suspended, Reason: "Paused"}},
+		{colossalai.Status{Phase: "Resuming"}, jobmodel.Status{State: jobmodel.Running, Reason: "Resuming", Message: "resuming from pause mode"}},
+		{colossalai.Status{Phase: "Succeeded"}, jobmodel.Status{State: jobmodel.Succeeded, Reason: "Succeeded",
 			Message: "the launcher exited 0, which it also does when the training failed: see its log (easyai logs colossalai/cai --task launcher-0)"}},
-		{colossalai.Status{Phase: "Failed", Conditions: failed}, job.Status{State: job.Failed, Reason: "Failed", Message: "The job exited with an error code."}},
-		{colossalai.Status{Phase: "Unknown"}, job.Status{State: job.Unknown, Reason: "Unknown"}},
-		{colossalai.Status{Phase: "Exploded"}, job.Status{State: job.Unknown, Reason: "Exploded"}},
+		{colossalai.Status{Phase: "Failed", Conditions: failed}, jobmodel.Status{State: jobmodel.Failed, Reason: "Failed", Message: "The job exited with an error code."}},
+		{colossalai.Status{Phase: "Unknown"}, jobmodel.Status{State: jobmodel.Unknown, Reason: "Unknown"}},
+		{colossalai.Status{Phase: "Exploded"}, jobmodel.Status{State: jobmodel.Unknown, Reason: "Exploded"}},
 	} {
 		if got := colossalai.StatusOf(tc.status, "cai"); got != tc.want {
 			t.Errorf("phase %q: %+v\nwant %+v", tc.status.Phase, got, tc.want)
@@ -280,7 +280,7 @@ func TestSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	started := t0.Add(10 * time.Second)
-	if s.Status.State != job.Running || s.Workers.Total != 3 || s.Workers.Ready != 2 || s.GPUs != 8 || s.Started == nil || !s.Started.Equal(started) || s.Finished != nil {
+	if s.Status.State != jobmodel.Running || s.Workers.Total != 3 || s.Workers.Ready != 2 || s.GPUs != 8 || s.Started == nil || !s.Started.Equal(started) || s.Finished != nil {
 		t.Errorf("summary %+v", s)
 	}
 	_ = unstructured.SetNestedField(obj.Object, "Succeeded", "status", "phase")
@@ -291,7 +291,7 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Status.State != job.Succeeded || !strings.Contains(s.Status.Message, "easyai logs colossalai/cai --task launcher-0") || s.Finished == nil || !s.Finished.Equal(t0.Add(time.Hour)) {
+	if s.Status.State != jobmodel.Succeeded || !strings.Contains(s.Status.Message, "easyai logs colossalai/cai --task launcher-0") || s.Finished == nil || !s.Finished.Equal(t0.Add(time.Hour)) {
 		t.Errorf("summary of a Succeeded job %+v", s)
 	}
 }

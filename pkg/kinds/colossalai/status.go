@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // The replica types of a ColossalAIJob, as status.tasks names them.
@@ -26,7 +26,7 @@ const (
 // listed is what list reads of a ColossalAIJob, decoded straight from JSON.
 type listed struct {
 	Kind     string         `json:"kind"`
-	Metadata job.ObjectMeta `json:"metadata"`
+	Metadata jobmodel.ObjectMeta `json:"metadata"`
 	Spec     struct {
 		Launcher struct {
 			Resources corev1.ResourceRequirements `json:"resources"`
@@ -47,10 +47,10 @@ type listed struct {
 }
 
 // Summarize reads list's view of a ColossalAIJob.
-func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error) {
+func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
-		return job.Summary{}, err
+		return jobmodel.Summary{}, err
 	}
 	return k.SummarizeJSON(data, gpu)
 }
@@ -58,20 +58,20 @@ func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName)
 // SummarizeJSON is Summarize of a job as the API server sent it. Its
 // replicas are the launcher and the workers; ready are those the
 // aggregate counts as running.
-func (k Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, error) {
+func (k Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
 	if err := json.Unmarshal(data, &j); err != nil {
-		return job.Summary{}, fmt.Errorf("ColossalAIJob: %w", err)
+		return jobmodel.Summary{}, fmt.Errorf("ColossalAIJob: %w", err)
 	}
-	s := job.NewSummary(j.Kind, j.Metadata)
+	s := jobmodel.NewSummary(j.Kind, j.Metadata)
 	s.Status = StatusOf(j.Status, j.Metadata.Name)
 	s.Workers.Total = 1 + j.Spec.Worker.Replicas
 	if a := j.Status.Aggregate; a != nil {
 		s.Workers.Ready = a.Running
 	}
-	s.GPUs = job.GPUs(j.Spec.Launcher.Resources, gpu)
+	s.GPUs = jobmodel.GPUs(j.Spec.Launcher.Resources, gpu)
 	for _, c := range j.Spec.Worker.Template.Spec.Containers {
-		s.GPUs += int64(j.Spec.Worker.Replicas) * job.GPUs(c.Resources, gpu)
+		s.GPUs += int64(j.Spec.Worker.Replicas) * jobmodel.GPUs(c.Resources, gpu)
 	}
 	for _, c := range j.Status.Conditions {
 		if c.Type == "Running" && c.Status == string(corev1.ConditionTrue) && c.LastTransitionTime != nil {
@@ -112,8 +112,8 @@ func LauncherWarning(jobName string) string {
 //
 // The reason and message are those of the condition that says most about
 // the phase (Failed, ReplicaFailure, Completed, Paused, Running).
-func StatusOf(st Status, jobName string) job.Status {
-	s := job.Status{Reason: string(st.Phase)}
+func StatusOf(st Status, jobName string) jobmodel.Status {
+	s := jobmodel.Status{Reason: string(st.Phase)}
 	cond := func(types ...string) {
 		for _, t := range types {
 			for _, c := range st.Conditions {
@@ -129,27 +129,27 @@ func StatusOf(st Status, jobName string) job.Status {
 	}
 	switch st.Phase {
 	case "":
-		return job.Status{State: job.Pending, Reason: "NotReconciled", Message: "T9k's ColossalAIJob controller has not handled the job yet"}
+		return jobmodel.Status{State: jobmodel.Pending, Reason: "NotReconciled", Message: "T9k's ColossalAIJob controller has not handled the job yet"}
 	case PhasePending:
-		s.State = job.Pending
+		s.State = jobmodel.Pending
 		cond("ReplicaFailure", "Initialized")
 	case PhaseRunning:
-		s.State = job.Running
+		s.State = jobmodel.Running
 		cond("ReplicaFailure", "Running")
 	case PhaseResuming:
-		s.State = job.Running
+		s.State = jobmodel.Running
 		s.Message = "resuming from pause mode"
 	case PhasePaused:
-		s.State = job.Suspended
+		s.State = jobmodel.Suspended
 		cond("Paused")
 	case PhaseSucceeded:
-		s.State = job.Succeeded
+		s.State = jobmodel.Succeeded
 		s.Message = LauncherWarning(jobName)
 	case PhaseFailed:
-		s.State = job.Failed
+		s.State = jobmodel.Failed
 		cond("Failed", "ReplicaFailure")
 	default:
-		s.State = job.Unknown
+		s.State = jobmodel.Unknown
 	}
 	return s
 }
@@ -157,12 +157,12 @@ func StatusOf(st Status, jobName string) job.Status {
 // Replicas lists the job's replicas from its pods: JOB-launcher is
 // launcher-0, JOB-worker-N is worker-N (T9k's names, as its status.tasks
 // shows them). Replicas the spec asks for without a pod are Pending.
-func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error) {
+func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmodel.Replica, error) {
 	workers, _, err := unstructured.NestedInt64(obj.Object, "spec", "worker", "replicas")
 	if err != nil {
 		return nil, err
 	}
-	set := job.NewReplicaSet()
+	set := jobmodel.NewReplicaSet()
 	name := obj.GetName()
 	for i := range pods {
 		p := &pods[i]
@@ -170,7 +170,7 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.R
 		if !ok {
 			continue
 		}
-		set.Observe(job.ReplicaFromPod(role, index, p))
+		set.Observe(jobmodel.ReplicaFromPod(role, index, p))
 	}
 	set.Expect(RoleLauncher, 0)
 	for i := 0; i < int(workers); i++ {

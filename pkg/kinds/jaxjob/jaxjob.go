@@ -21,7 +21,7 @@ type Kind struct{ kubeflow.Base }
 var Shape = kubeflow.Shape{
 	Name: "jax", Aliases: []string{"jaxjob"}, Chart: "jaxjob",
 	New:  func() runtime.Object { return &kubeflowv1.JAXJob{} },
-	Kind: kubeflowv1.JAXJobKind, Plural: kubeflowv1.JAXJobPlural, ReplicaSpecsField: "jaxReplicaSpecs",
+	APIKind: kubeflowv1.JAXJobKind, Plural: kubeflowv1.JAXJobPlural, ReplicaSpecsField: "jaxReplicaSpecs",
 	Roles: []string{string(kubeflowv1.JAXJobReplicaTypeWorker)},
 }
 

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds/jaxjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 )
@@ -70,14 +70,14 @@ func TestStatus(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		conds []kubeflowv1.JobCondition
-		want  job.State
+		want  jobmodel.State
 	}{
-		{"new", nil, job.Pending},
-		{"created", []kubeflowv1.JobCondition{created}, job.Pending},
-		{"workers running", []kubeflowv1.JobCondition{created, running}, job.Running},
-		{"every worker succeeded", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "JAXJobSucceeded")}, job.Succeeded},
-		{"failed", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "JAXJobFailed")}, job.Failed},
-		{"suspended", []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobSuspended, "JAXJobSuspended")}, job.Suspended},
+		{"new", nil, jobmodel.Pending},
+		{"created", []kubeflowv1.JobCondition{created}, jobmodel.Pending},
+		{"workers running", []kubeflowv1.JobCondition{created, running}, jobmodel.Running},
+		{"every worker succeeded", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "JAXJobSucceeded")}, jobmodel.Succeeded},
+		{"failed", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "JAXJobFailed")}, jobmodel.Failed},
+		{"suspended", []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobSuspended, "JAXJobSuspended")}, jobmodel.Suspended},
 	} {
 		s, err := jaxjob.New().Summarize(jaxJob(tc.conds), "nvidia.com/gpu")
 		if err != nil {

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/charts"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // Operator is what serves these kinds.
@@ -35,7 +35,7 @@ type Shape struct {
 	// New returns an empty typed API object, for strict decoding.
 	New func() runtime.Object
 
-	Kind string // "TFJob"
+	APIKind string // "TFJob"
 	// Plural is the resource name ("tfjobs").
 	Plural string
 	// ReplicaSpecsField is the spec field of the replica map ("tfReplicaSpecs").
@@ -52,7 +52,7 @@ type Base struct {
 
 // GroupVersionKind of the kind.
 func (b Base) GroupVersionKind() schema.GroupVersionKind {
-	return kubeflowv1.SchemeGroupVersion.WithKind(b.Shape.Kind)
+	return kubeflowv1.SchemeGroupVersion.WithKind(b.Shape.APIKind)
 }
 
 // Resource of the kind.
@@ -96,7 +96,7 @@ func StrictDecode(obj *unstructured.Unstructured, into runtime.Object) (runtime.
 // only its replica count and the resources of its containers.
 type listed struct {
 	Kind     string                     `json:"kind"`
-	Metadata job.ObjectMeta             `json:"metadata"`
+	Metadata jobmodel.ObjectMeta             `json:"metadata"`
 	Spec     map[string]json.RawMessage `json:"spec"`
 	Status   kubeflowv1.JobStatus       `json:"status"`
 }
@@ -140,30 +140,30 @@ func replicasOf(spec *kubeflowv1.ReplicaSpec) int32 {
 }
 
 // Summarize reads list's view of a training-operator job.
-func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error) {
+func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
-		return job.Summary{}, err
+		return jobmodel.Summary{}, err
 	}
 	return b.SummarizeJSON(data, gpu)
 }
 
 // SummarizeJSON is Summarize of a job as the API server sent it.
-func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, error) {
+func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
 	if err := json.Unmarshal(data, &j); err != nil {
-		return job.Summary{}, fmt.Errorf("%s: %w", b.Shape.Kind, err)
+		return jobmodel.Summary{}, fmt.Errorf("%s: %w", b.Shape.APIKind, err)
 	}
 	var policy kubeflowv1.RunPolicy
 	var specs map[string]listedReplica
 	for field, into := range map[string]any{"runPolicy": &policy, b.Shape.ReplicaSpecsField: &specs} {
 		if raw, ok := j.Spec[field]; ok {
 			if err := json.Unmarshal(raw, into); err != nil {
-				return job.Summary{}, fmt.Errorf("%s %s/%s: spec.%s: %w", b.Shape.Kind, j.Metadata.Namespace, j.Metadata.Name, field, err)
+				return jobmodel.Summary{}, fmt.Errorf("%s %s/%s: spec.%s: %w", b.Shape.APIKind, j.Metadata.Namespace, j.Metadata.Name, field, err)
 			}
 		}
 	}
-	s := job.NewSummary(j.Kind, j.Metadata)
+	s := jobmodel.NewSummary(j.Kind, j.Metadata)
 	s.Status = Status(j.Status, policy)
 	for role, spec := range specs {
 		n := int32(1)
@@ -172,7 +172,7 @@ func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, 
 		}
 		s.Workers.Total += n
 		for _, c := range spec.Template.Spec.Containers {
-			s.GPUs += int64(n) * job.GPUs(c.Resources, gpu)
+			s.GPUs += int64(n) * jobmodel.GPUs(c.Resources, gpu)
 		}
 		if rs := replicaStatus(j.Status.ReplicaStatuses, role); rs != nil {
 			s.Workers.Ready += rs.Active
@@ -220,7 +220,7 @@ func lastTrue(conds []kubeflowv1.JobCondition) *kubeflowv1.JobCondition {
 // Status maps the operator's job conditions to easyai's state. The operator
 // keeps old conditions (Created, Running set False), so the strongest true
 // condition wins: a final state over Suspended over Restarting over Running.
-func Status(st kubeflowv1.JobStatus, policy kubeflowv1.RunPolicy) job.Status {
+func Status(st kubeflowv1.JobStatus, policy kubeflowv1.RunPolicy) jobmodel.Status {
 	find := func(t kubeflowv1.JobConditionType) *kubeflowv1.JobCondition {
 		for i := range st.Conditions {
 			if st.Conditions[i].Type == t && st.Conditions[i].Status == corev1.ConditionTrue {
@@ -229,44 +229,44 @@ func Status(st kubeflowv1.JobStatus, policy kubeflowv1.RunPolicy) job.Status {
 		}
 		return nil
 	}
-	from := func(state job.State, c *kubeflowv1.JobCondition) job.Status {
-		return job.Status{State: state, Reason: c.Reason, Message: c.Message}
+	from := func(state jobmodel.State, c *kubeflowv1.JobCondition) jobmodel.Status {
+		return jobmodel.Status{State: state, Reason: c.Reason, Message: c.Message}
 	}
 	switch {
 	case find(kubeflowv1.JobFailed) != nil:
-		return from(job.Failed, find(kubeflowv1.JobFailed))
+		return from(jobmodel.Failed, find(kubeflowv1.JobFailed))
 	case find(kubeflowv1.JobSucceeded) != nil:
-		return from(job.Succeeded, find(kubeflowv1.JobSucceeded))
+		return from(jobmodel.Succeeded, find(kubeflowv1.JobSucceeded))
 	case find(kubeflowv1.JobSuspended) != nil:
-		return from(job.Suspended, find(kubeflowv1.JobSuspended))
+		return from(jobmodel.Suspended, find(kubeflowv1.JobSuspended))
 	case find(kubeflowv1.JobRestarting) != nil:
-		return from(job.Running, find(kubeflowv1.JobRestarting))
+		return from(jobmodel.Running, find(kubeflowv1.JobRestarting))
 	case find(kubeflowv1.JobRunning) != nil:
-		return from(job.Running, find(kubeflowv1.JobRunning))
+		return from(jobmodel.Running, find(kubeflowv1.JobRunning))
 	case policy.Suspend != nil && *policy.Suspend:
-		return job.Status{State: job.Suspended, Reason: "Suspended", Message: "runPolicy.suspend is set"}
+		return jobmodel.Status{State: jobmodel.Suspended, Reason: "Suspended", Message: "runPolicy.suspend is set"}
 	case find(kubeflowv1.JobCreated) != nil:
 		// Created but not running: waiting for its pods to be scheduled and to
 		// start, or (gang) for its PodGroup to fit.
 		c := find(kubeflowv1.JobCreated)
 		if policy.SchedulingPolicy != nil {
-			return job.Status{State: job.Queued, Reason: c.Reason, Message: "waiting for its gang of pods to be scheduled together"}
+			return jobmodel.Status{State: jobmodel.Queued, Reason: c.Reason, Message: "waiting for its gang of pods to be scheduled together"}
 		}
-		return from(job.Pending, c)
+		return from(jobmodel.Pending, c)
 	case len(st.Conditions) == 0:
-		return job.Status{State: job.Pending, Reason: "NotReconciled", Message: "the operator has not handled the job yet"}
+		return jobmodel.Status{State: jobmodel.Pending, Reason: "NotReconciled", Message: "the operator has not handled the job yet"}
 	}
-	return job.Status{State: job.Unknown}
+	return jobmodel.Status{State: jobmodel.Unknown}
 }
 
 // Replicas lists the job's replicas by role and index from its pods; replicas
 // the spec asks for without a pod are Pending.
-func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error) {
+func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmodel.Replica, error) {
 	specs, err := b.replicaSpecs(obj)
 	if err != nil {
 		return nil, err
 	}
-	set := job.NewReplicaSet()
+	set := jobmodel.NewReplicaSet()
 	for i := range pods {
 		p := &pods[i]
 		role := p.Labels[kubeflowv1.ReplicaTypeLabel]
@@ -281,7 +281,7 @@ func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job
 				continue
 			}
 		}
-		set.Observe(job.ReplicaFromPod(strings.ToLower(role), index, p))
+		set.Observe(jobmodel.ReplicaFromPod(strings.ToLower(role), index, p))
 	}
 	for role, spec := range specs {
 		for i := 0; i < int(replicasOf(spec)); i++ {

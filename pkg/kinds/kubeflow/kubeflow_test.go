@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
@@ -46,50 +46,50 @@ func TestStatus(t *testing.T) {
 		name       string
 		conditions []kubeflowv1.JobCondition
 		policy     kubeflowv1.RunPolicy
-		want       job.Status
+		want       jobmodel.Status
 	}{
 		{"not reconciled yet", nil, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Pending, Reason: "NotReconciled", Message: "the operator has not handled the job yet"}},
+			jobmodel.Status{State: jobmodel.Pending, Reason: "NotReconciled", Message: "the operator has not handled the job yet"}},
 		{"submitted suspended, not reconciled", nil, suspend,
-			job.Status{State: job.Suspended, Reason: "Suspended", Message: "runPolicy.suspend is set"}},
+			jobmodel.Status{State: jobmodel.Suspended, Reason: "Suspended", Message: "runPolicy.suspend is set"}},
 		{"created", []kubeflowv1.JobCondition{created}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Pending, Reason: "TFJobCreated", Message: "TFJobCreated message"}},
+			jobmodel.Status{State: jobmodel.Pending, Reason: "TFJobCreated", Message: "TFJobCreated message"}},
 		{"created, gang waiting to fit", []kubeflowv1.JobCondition{created}, gang,
-			job.Status{State: job.Queued, Reason: "TFJobCreated", Message: "waiting for its gang of pods to be scheduled together"}},
+			jobmodel.Status{State: jobmodel.Queued, Reason: "TFJobCreated", Message: "waiting for its gang of pods to be scheduled together"}},
 		{"running", []kubeflowv1.JobCondition{created, running}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
+			jobmodel.Status{State: jobmodel.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
 		{"running gang", []kubeflowv1.JobCondition{created, running}, gang,
-			job.Status{State: job.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
+			jobmodel.Status{State: jobmodel.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
 		{"restarting", []kubeflowv1.JobCondition{created, restarting}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Running, Reason: "TFJobRestarting", Message: "TFJobRestarting message"}},
+			jobmodel.Status{State: jobmodel.Running, Reason: "TFJobRestarting", Message: "TFJobRestarting message"}},
 		{"succeeded", []kubeflowv1.JobCondition{created, notRunning, succeeded}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Succeeded, Reason: "TFJobSucceeded", Message: "TFJobSucceeded message"}},
+			jobmodel.Status{State: jobmodel.Succeeded, Reason: "TFJobSucceeded", Message: "TFJobSucceeded message"}},
 		{"failed", []kubeflowv1.JobCondition{created, notRunning, failed}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Failed, Reason: "TFJobFailed", Message: "TFJobFailed message"}},
+			jobmodel.Status{State: jobmodel.Failed, Reason: "TFJobFailed", Message: "TFJobFailed message"}},
 		{"failed while restarting", []kubeflowv1.JobCondition{created, restarting, failed}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Failed, Reason: "TFJobFailed", Message: "TFJobFailed message"}},
+			jobmodel.Status{State: jobmodel.Failed, Reason: "TFJobFailed", Message: "TFJobFailed message"}},
 		{"failed and succeeded: failed wins", []kubeflowv1.JobCondition{created, succeeded, failed}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Failed, Reason: "TFJobFailed", Message: "TFJobFailed message"}},
+			jobmodel.Status{State: jobmodel.Failed, Reason: "TFJobFailed", Message: "TFJobFailed message"}},
 		{"succeeded, then suspend asked: still succeeded", []kubeflowv1.JobCondition{created, notRunning, succeeded}, suspend,
-			job.Status{State: job.Succeeded, Reason: "TFJobSucceeded", Message: "TFJobSucceeded message"}},
+			jobmodel.Status{State: jobmodel.Succeeded, Reason: "TFJobSucceeded", Message: "TFJobSucceeded message"}},
 		{"suspended", []kubeflowv1.JobCondition{created, notRunning, suspended}, suspend,
-			job.Status{State: job.Suspended, Reason: "TFJobSuspended", Message: "TFJobSuspended message"}},
+			jobmodel.Status{State: jobmodel.Suspended, Reason: "TFJobSuspended", Message: "TFJobSuspended message"}},
 		{"suspended, resume asked but not handled", []kubeflowv1.JobCondition{created, notRunning, suspended}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Suspended, Reason: "TFJobSuspended", Message: "TFJobSuspended message"}},
+			jobmodel.Status{State: jobmodel.Suspended, Reason: "TFJobSuspended", Message: "TFJobSuspended message"}},
 		{"suspend asked, not handled yet", []kubeflowv1.JobCondition{created}, suspend,
-			job.Status{State: job.Suspended, Reason: "Suspended", Message: "runPolicy.suspend is set"}},
+			jobmodel.Status{State: jobmodel.Suspended, Reason: "Suspended", Message: "runPolicy.suspend is set"}},
 		{"suspend asked while running, not handled yet", []kubeflowv1.JobCondition{created, running}, suspend,
-			job.Status{State: job.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
+			jobmodel.Status{State: jobmodel.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
 		{"resumed, pods starting", []kubeflowv1.JobCondition{created, notRunning, resumed}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Pending, Reason: "TFJobCreated", Message: "TFJobCreated message"}},
+			jobmodel.Status{State: jobmodel.Pending, Reason: "TFJobCreated", Message: "TFJobCreated message"}},
 		{"resumed gang, waiting to fit", []kubeflowv1.JobCondition{created, notRunning, resumed}, gang,
-			job.Status{State: job.Queued, Reason: "TFJobCreated", Message: "waiting for its gang of pods to be scheduled together"}},
+			jobmodel.Status{State: jobmodel.Queued, Reason: "TFJobCreated", Message: "waiting for its gang of pods to be scheduled together"}},
 		{"resumed and running", []kubeflowv1.JobCondition{created, resumed, running}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
+			jobmodel.Status{State: jobmodel.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"}},
 		{"only false conditions", []kubeflowv1.JobCondition{cond(kubeflowv1.JobCreated, no, "Odd"), notRunning}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Unknown}},
+			jobmodel.Status{State: jobmodel.Unknown}},
 		{"unknown condition status", []kubeflowv1.JobCondition{cond(kubeflowv1.JobRunning, corev1.ConditionUnknown, "Odd")}, kubeflowv1.RunPolicy{},
-			job.Status{State: job.Unknown}},
+			jobmodel.Status{State: jobmodel.Unknown}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,9 +129,9 @@ func tfJob(specs map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec, status kube
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "mnist", Namespace: "team-a", CreationTimestamp: metav1.NewTime(t0),
 			Labels: map[string]string{
-				job.ManagedByLabel: job.ManagedByValue, job.UserLabel: "alice_corp", job.ExperimentLabel: "lr-sweep",
+				jobmodel.ManagedByLabel: jobmodel.ManagedByValue, jobmodel.UserLabel: "alice_corp", jobmodel.ExperimentLabel: "lr-sweep",
 			},
-			Annotations: map[string]string{job.UserAnnotation: "alice@corp"},
+			Annotations: map[string]string{jobmodel.UserAnnotation: "alice@corp"},
 		},
 		Spec:   kubeflowv1.TFJobSpec{TFReplicaSpecs: specs},
 		Status: status,
@@ -156,11 +156,11 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := job.Summary{
-		Name: "mnist", Namespace: "team-a", Kind: "TFJob",
-		Status: job.Status{State: job.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"},
+	want := jobmodel.Summary{
+		Name: "mnist", Namespace: "team-a", APIKind: "TFJob",
+		Status: jobmodel.Status{State: jobmodel.Running, Reason: "TFJobRunning", Message: "TFJobRunning message"},
 		User:   "alice@corp", Experiment: "lr-sweep", ManagedBy: "easyai",
-		Workers: job.ReplicaCount{Ready: 2, Total: 4},
+		Workers: jobmodel.ReplicaCount{Ready: 2, Total: 4},
 		GPUs:    5,
 		Created: t0, Started: ptr.To(started.Time),
 		Labels: obj.GetLabels(), Annotations: obj.GetAnnotations(),
@@ -191,7 +191,7 @@ func TestSummarize(t *testing.T) {
 
 // inUTC puts the summary's times in UTC: the converter reads them in the
 // local zone.
-func inUTC(s job.Summary) job.Summary {
+func inUTC(s jobmodel.Summary) jobmodel.Summary {
 	s.Created = s.Created.UTC()
 	if s.Started != nil {
 		s.Started = ptr.To(s.Started.UTC())
@@ -224,7 +224,7 @@ func TestSummarizeExternalJobAndLowercaseRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Workers != (job.ReplicaCount{Ready: 3, Total: 4}) || s.GPUs != 4 {
+	if s.Workers != (jobmodel.ReplicaCount{Ready: 3, Total: 4}) || s.GPUs != 4 {
 		t.Errorf("workers %+v GPUs %d, want 3/4 and 4", s.Workers, s.GPUs)
 	}
 	if s.ByEasyAI() || s.User != "" || s.ManagedBy != "" {

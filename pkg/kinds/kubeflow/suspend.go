@@ -37,7 +37,7 @@ func (b Base) setSuspend(ctx context.Context, dyn dynamic.Interface, obj *unstru
 	}
 	_, err = dyn.Resource(b.Resource()).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
-		return fmt.Errorf("setting spec.runPolicy.suspend of %s %s to %t: %w", b.Shape.Kind, obj.GetName(), suspend, err)
+		return fmt.Errorf("setting spec.runPolicy.suspend of %s %s to %t: %w", b.Shape.APIKind, obj.GetName(), suspend, err)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ type Kind struct{ kubeflow.Base }
 var Shape = kubeflow.Shape{
 	Name: "mpi", Aliases: []string{"mpijob"}, Chart: "mpijob",
 	New:  func() runtime.Object { return &kubeflowv1.MPIJob{} },
-	Kind: kubeflowv1.MPIJobKind, Plural: kubeflowv1.MPIJobPlural, ReplicaSpecsField: "mpiReplicaSpecs",
+	APIKind: kubeflowv1.MPIJobKind, Plural: kubeflowv1.MPIJobPlural, ReplicaSpecsField: "mpiReplicaSpecs",
 	Roles: []string{string(kubeflowv1.MPIJobReplicaTypeLauncher), string(kubeflowv1.MPIJobReplicaTypeWorker)},
 }
 

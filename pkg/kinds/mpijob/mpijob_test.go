@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/mpijob"
 )
@@ -100,14 +100,14 @@ func TestStatus(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		conds []kubeflowv1.JobCondition
-		want  job.State
+		want  jobmodel.State
 	}{
-		{"new", nil, job.Pending},
-		{"created, launcher or workers not running", []kubeflowv1.JobCondition{created}, job.Pending},
-		{"launcher and every worker running", []kubeflowv1.JobCondition{created, running}, job.Running},
-		{"launcher succeeded", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "MPIJobSucceeded")}, job.Succeeded},
-		{"launcher failed", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "MPIJobFailed")}, job.Failed},
-		{"workers evicted", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "MPIJobEvicted")}, job.Failed},
+		{"new", nil, jobmodel.Pending},
+		{"created, launcher or workers not running", []kubeflowv1.JobCondition{created}, jobmodel.Pending},
+		{"launcher and every worker running", []kubeflowv1.JobCondition{created, running}, jobmodel.Running},
+		{"launcher succeeded", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "MPIJobSucceeded")}, jobmodel.Succeeded},
+		{"launcher failed", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "MPIJobFailed")}, jobmodel.Failed},
+		{"workers evicted", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "MPIJobEvicted")}, jobmodel.Failed},
 	} {
 		s, err := mpijob.New().Summarize(mpiJob(kubeflowv1.JobStatus{Conditions: tc.conds}), "nvidia.com/gpu")
 		if err != nil {

@@ -22,7 +22,7 @@ type Kind struct{ kubeflow.Base }
 var Shape = kubeflow.Shape{
 	Name: "paddle", Aliases: []string{"paddlejob", "paddlepaddle"}, Chart: "paddlejob",
 	New:  func() runtime.Object { return &kubeflowv1.PaddleJob{} },
-	Kind: kubeflowv1.PaddleJobKind, Plural: kubeflowv1.PaddleJobPlural, ReplicaSpecsField: "paddleReplicaSpecs",
+	APIKind: kubeflowv1.PaddleJobKind, Plural: kubeflowv1.PaddleJobPlural, ReplicaSpecsField: "paddleReplicaSpecs",
 	Roles: []string{string(kubeflowv1.PaddleJobReplicaTypeMaster), string(kubeflowv1.PaddleJobReplicaTypeWorker)},
 }
 

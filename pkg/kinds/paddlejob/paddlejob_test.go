@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 )
@@ -112,15 +112,15 @@ func TestStatus(t *testing.T) {
 		name    string
 		masters int32
 		conds   []kubeflowv1.JobCondition
-		want    job.State
+		want    jobmodel.State
 	}{
-		{"new", 0, nil, job.Pending},
-		{"created", 0, []kubeflowv1.JobCondition{created}, job.Pending},
-		{"collective, workers running", 0, []kubeflowv1.JobCondition{created, running}, job.Running},
-		{"collective, every worker succeeded", 0, []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "PaddleJobSucceeded")}, job.Succeeded},
-		{"parameter servers running", 2, []kubeflowv1.JobCondition{created, running}, job.Running},
-		{"restarting", 2, []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobRestarting, "PaddleJobRestarting")}, job.Running},
-		{"failed", 2, []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "PaddleJobFailed")}, job.Failed},
+		{"new", 0, nil, jobmodel.Pending},
+		{"created", 0, []kubeflowv1.JobCondition{created}, jobmodel.Pending},
+		{"collective, workers running", 0, []kubeflowv1.JobCondition{created, running}, jobmodel.Running},
+		{"collective, every worker succeeded", 0, []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "PaddleJobSucceeded")}, jobmodel.Succeeded},
+		{"parameter servers running", 2, []kubeflowv1.JobCondition{created, running}, jobmodel.Running},
+		{"restarting", 2, []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobRestarting, "PaddleJobRestarting")}, jobmodel.Running},
+		{"failed", 2, []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobFailed, "PaddleJobFailed")}, jobmodel.Failed},
 	} {
 		s, err := paddlejob.New().Summarize(paddleJob(tc.masters, tc.conds), "nvidia.com/gpu")
 		if err != nil {

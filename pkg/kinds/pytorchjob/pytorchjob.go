@@ -21,7 +21,7 @@ type Kind struct{ kubeflow.Base }
 var Shape = kubeflow.Shape{
 	Name: "pytorch", Aliases: []string{"pytorchjob", "torch"}, Chart: "pytorchjob",
 	New:  func() runtime.Object { return &kubeflowv1.PyTorchJob{} },
-	Kind: kubeflowv1.PyTorchJobKind, Plural: "pytorchjobs", ReplicaSpecsField: "pytorchReplicaSpecs",
+	APIKind: kubeflowv1.PyTorchJobKind, Plural: "pytorchjobs", ReplicaSpecsField: "pytorchReplicaSpecs",
 	Roles: []string{"Master", "Worker"},
 }
 

@@ -19,7 +19,7 @@ type Kind struct{ kubeflow.Base }
 var Shape = kubeflow.Shape{
 	Name: "tf", Aliases: []string{"tfjob", "tensorflow"}, Chart: "tfjob",
 	New:  func() runtime.Object { return &kubeflowv1.TFJob{} },
-	Kind: kubeflowv1.TFJobKind, Plural: "tfjobs", ReplicaSpecsField: "tfReplicaSpecs",
+	APIKind: kubeflowv1.TFJobKind, Plural: "tfjobs", ReplicaSpecsField: "tfReplicaSpecs",
 	Roles: []string{"Chief", "Master", "PS", "Worker", "Evaluator"},
 }
 

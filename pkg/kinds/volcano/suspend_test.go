@@ -15,7 +15,7 @@ import (
 	vcbatch "volcano.sh/apis/pkg/apis/batch/v1alpha1"
 	vcbus "volcano.sh/apis/pkg/apis/bus/v1alpha1"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/volcano"
 )
@@ -148,7 +148,7 @@ func TestSummarizeOfASuspendedJobSaysWhichRetryResumingUses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := job.Status{State: job.Suspended, Reason: "Aborted", Message: "resuming uses retry 1 of 1, at which Volcano fails the job"}
+	want := jobmodel.Status{State: jobmodel.Suspended, Reason: "Aborted", Message: "resuming uses retry 1 of 1, at which Volcano fails the job"}
 	if s.Status != want {
 		t.Errorf("status %+v, want %+v", s.Status, want)
 	}

@@ -23,7 +23,7 @@ import (
 
 	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
@@ -315,7 +315,7 @@ func contains(list []string, s string) bool {
 // listed is what list reads of a Volcano Job, decoded straight from JSON.
 type listed struct {
 	Kind     string         `json:"kind"`
-	Metadata job.ObjectMeta `json:"metadata"`
+	Metadata jobmodel.ObjectMeta `json:"metadata"`
 	Spec     struct {
 		MinAvailable int32 `json:"minAvailable"`
 		MaxRetry     int32 `json:"maxRetry"`
@@ -335,26 +335,26 @@ type listed struct {
 }
 
 // Summarize reads list's view of a Volcano Job.
-func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (job.Summary, error) {
+func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
-		return job.Summary{}, err
+		return jobmodel.Summary{}, err
 	}
 	return k.SummarizeJSON(data, gpu)
 }
 
 // SummarizeJSON is Summarize of a job as the API server sent it.
-func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (job.Summary, error) {
+func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
 	if err := json.Unmarshal(data, &j); err != nil {
-		return job.Summary{}, fmt.Errorf("volcano Job: %w", err)
+		return jobmodel.Summary{}, fmt.Errorf("volcano Job: %w", err)
 	}
-	s := job.NewSummary(j.Kind, j.Metadata)
+	s := jobmodel.NewSummary(j.Kind, j.Metadata)
 	s.Status = Status(j.Status, maxRetryOf(j.Spec.MaxRetry))
 	for _, t := range j.Spec.Tasks {
 		s.Workers.Total += t.Replicas
 		for _, c := range t.Template.Spec.Containers {
-			s.GPUs += int64(t.Replicas) * job.GPUs(c.Resources, gpu)
+			s.GPUs += int64(t.Replicas) * jobmodel.GPUs(c.Resources, gpu)
 		}
 	}
 	s.Workers.Ready = j.Status.Running
@@ -393,36 +393,36 @@ func lastCondition(conds []vcbatch.JobCondition) time.Time {
 // when its retry count (restarts, resumes included) reaches maxRetry; a
 // suspended one that did, or whose resume would be its last retry, says which
 // retry resuming uses.
-func Status(st vcbatch.JobStatus, maxRetry int32) job.Status {
-	s := job.Status{Reason: st.State.Reason, Message: st.State.Message}
+func Status(st vcbatch.JobStatus, maxRetry int32) jobmodel.Status {
+	s := jobmodel.Status{Reason: st.State.Reason, Message: st.State.Message}
 	switch st.State.Phase {
 	case "":
-		return job.Status{State: job.Pending, Reason: "NotReconciled", Message: "Volcano's controller has not handled the job yet"}
+		return jobmodel.Status{State: jobmodel.Pending, Reason: "NotReconciled", Message: "Volcano's controller has not handled the job yet"}
 	case vcbatch.Pending:
-		s.State = job.Pending
+		s.State = jobmodel.Pending
 		if s.Message == "" {
 			s.Message = fmt.Sprintf("waiting for %d pods to be scheduled together", st.MinAvailable)
 		}
 	case vcbatch.Running, vcbatch.Restarting, vcbatch.Completing:
-		s.State = job.Running
+		s.State = jobmodel.Running
 	case vcbatch.Completed:
-		s.State = job.Succeeded
+		s.State = jobmodel.Succeeded
 	case vcbatch.Failed, vcbatch.Terminating, vcbatch.Terminated:
-		s.State = job.Failed
+		s.State = jobmodel.Failed
 	case vcbatch.Aborting, vcbatch.Aborted:
-		s.State = job.Suspended
+		s.State = jobmodel.Suspended
 	default:
-		s.State = job.Unknown
+		s.State = jobmodel.Unknown
 	}
 	if s.Reason == "" {
 		s.Reason = string(st.State.Phase)
 	}
 	var retries string
 	switch {
-	case s.State == job.Suspended && st.RetryCount+1 >= maxRetry:
+	case s.State == jobmodel.Suspended && st.RetryCount+1 >= maxRetry:
 		// What matters of a suspended job's retries is what resuming costs.
 		retries = fmt.Sprintf("resuming uses retry %d of %d, at which Volcano fails the job", st.RetryCount+1, maxRetry)
-	case s.State == job.Suspended && st.RetryCount > 0:
+	case s.State == jobmodel.Suspended && st.RetryCount > 0:
 		retries = fmt.Sprintf("resuming uses retry %d of %d", st.RetryCount+1, maxRetry)
 	case st.RetryCount > 0:
 		retries = fmt.Sprintf("retry %d/%d: Volcano fails the job at retry %d", st.RetryCount, maxRetry, maxRetry)
@@ -439,13 +439,13 @@ func Status(st vcbatch.JobStatus, maxRetry int32) job.Status {
 
 // Replicas lists the job's replicas, TASK-INDEX, from its pods; replicas the
 // spec asks for without a pod are Pending.
-func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.Replica, error) {
+func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmodel.Replica, error) {
 	tasks, _, err := unstructured.NestedSlice(obj.Object, "spec", "tasks")
 	if err != nil {
 		return nil, err
 	}
 	var roles []string
-	set := job.NewReplicaSet()
+	set := jobmodel.NewReplicaSet()
 	for _, t := range tasks {
 		m, _ := t.(map[string]any)
 		name, _ := m["name"].(string)
@@ -465,7 +465,7 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job.R
 		if name == "" || !ok {
 			continue
 		}
-		set.Observe(job.ReplicaFromPod(name, index, p))
+		set.Observe(jobmodel.ReplicaFromPod(name, index, p))
 	}
 	return set.Sorted(roles), nil
 }

@@ -14,7 +14,7 @@ import (
 	vcbatch "volcano.sh/apis/pkg/apis/batch/v1alpha1"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/volcano"
 )
@@ -95,21 +95,21 @@ func TestBadFlagsAreUsageErrorsNamingTheValue(t *testing.T) {
 func TestStatus(t *testing.T) {
 	tests := []struct {
 		status vcbatch.JobStatus
-		want   job.Status
+		want   jobmodel.Status
 	}{
-		{vcbatch.JobStatus{}, job.Status{State: job.Pending, Reason: "NotReconciled", Message: "Volcano's controller has not handled the job yet"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Pending}, MinAvailable: 5}, job.Status{State: job.Pending, Reason: "Pending", Message: "waiting for 5 pods to be scheduled together"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Running}}, job.Status{State: job.Running, Reason: "Running"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Restarting, Reason: "PodFailed"}, RetryCount: 1}, job.Status{State: job.Running, Reason: "PodFailed", Message: "retry 1/3: Volcano fails the job at retry 3"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Completing}}, job.Status{State: job.Running, Reason: "Completing"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Completed}}, job.Status{State: job.Succeeded, Reason: "Completed"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Failed, Message: "max retry reached"}, RetryCount: 3}, job.Status{State: job.Failed, Reason: "Failed", Message: "max retry reached (retry 3/3: Volcano fails the job at retry 3)"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Terminated}}, job.Status{State: job.Failed, Reason: "Terminated"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}}, job.Status{State: job.Suspended, Reason: "Aborted"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: "Dancing"}}, job.Status{State: job.Unknown, Reason: "Dancing"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}, RetryCount: 1}, job.Status{State: job.Suspended, Reason: "Aborted", Message: "resuming uses retry 2 of 3"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborting, Message: "aborting"}, RetryCount: 1}, job.Status{State: job.Suspended, Reason: "Aborting", Message: "aborting (resuming uses retry 2 of 3)"}},
-		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}, RetryCount: 2}, job.Status{State: job.Suspended, Reason: "Aborted", Message: "resuming uses retry 3 of 3, at which Volcano fails the job"}},
+		{vcbatch.JobStatus{}, jobmodel.Status{State: jobmodel.Pending, Reason: "NotReconciled", Message: "Volcano's controller has not handled the job yet"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Pending}, MinAvailable: 5}, jobmodel.Status{State: jobmodel.Pending, Reason: "Pending", Message: "waiting for 5 pods to be scheduled together"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Running}}, jobmodel.Status{State: jobmodel.Running, Reason: "Running"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Restarting, Reason: "PodFailed"}, RetryCount: 1}, jobmodel.Status{State: jobmodel.Running, Reason: "PodFailed", Message: "retry 1/3: Volcano fails the job at retry 3"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Completing}}, jobmodel.Status{State: jobmodel.Running, Reason: "Completing"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Completed}}, jobmodel.Status{State: jobmodel.Succeeded, Reason: "Completed"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Failed, Message: "max retry reached"}, RetryCount: 3}, jobmodel.Status{State: jobmodel.Failed, Reason: "Failed", Message: "max retry reached (retry 3/3: Volcano fails the job at retry 3)"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Terminated}}, jobmodel.Status{State: jobmodel.Failed, Reason: "Terminated"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}}, jobmodel.Status{State: jobmodel.Suspended, Reason: "Aborted"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: "Dancing"}}, jobmodel.Status{State: jobmodel.Unknown, Reason: "Dancing"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}, RetryCount: 1}, jobmodel.Status{State: jobmodel.Suspended, Reason: "Aborted", Message: "resuming uses retry 2 of 3"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborting, Message: "aborting"}, RetryCount: 1}, jobmodel.Status{State: jobmodel.Suspended, Reason: "Aborting", Message: "aborting (resuming uses retry 2 of 3)"}},
+		{vcbatch.JobStatus{State: vcbatch.JobState{Phase: vcbatch.Aborted}, RetryCount: 2}, jobmodel.Status{State: jobmodel.Suspended, Reason: "Aborted", Message: "resuming uses retry 3 of 3, at which Volcano fails the job"}},
 	}
 	for _, tt := range tests {
 		if got := volcano.Status(tt.status, 3); got != tt.want {
@@ -125,7 +125,7 @@ func vcjob(t *testing.T) *unstructured.Unstructured {
 	gpus := corev1.ResourceList{"nvidia.com/gpu": *resourceOne()}
 	j := &vcbatch.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch.volcano.sh/v1alpha1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: "vj", Namespace: "team-a", CreationTimestamp: metav1.NewTime(t0), Labels: map[string]string{job.ManagedByLabel: job.ManagedByValue}},
+		ObjectMeta: metav1.ObjectMeta{Name: "vj", Namespace: "team-a", CreationTimestamp: metav1.NewTime(t0), Labels: map[string]string{jobmodel.ManagedByLabel: jobmodel.ManagedByValue}},
 		Spec: vcbatch.JobSpec{Tasks: []vcbatch.TaskSpec{
 			{Name: "master", Replicas: 1, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "master"}}}}},
 			{Name: "worker", Replicas: 2, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "worker", Resources: corev1.ResourceRequirements{Limits: gpus}}}}}},
@@ -154,7 +154,7 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name != "vj" || s.Kind != "Job" || s.Status.State != job.Succeeded || s.Workers != (job.ReplicaCount{Ready: 0, Total: 3}) || s.GPUs != 2 || !s.ByEasyAI() {
+	if s.Name != "vj" || s.APIKind != "Job" || s.Status.State != jobmodel.Succeeded || s.Workers != (jobmodel.ReplicaCount{Ready: 0, Total: 3}) || s.GPUs != 2 || !s.ByEasyAI() {
 		t.Errorf("summary %+v", s)
 	}
 	if s.Started == nil || !s.Started.Equal(t0.Add(time.Minute)) || s.Finished == nil || !s.Finished.Equal(t0.Add(time.Hour)) {

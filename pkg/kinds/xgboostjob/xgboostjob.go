@@ -21,7 +21,7 @@ type Kind struct{ kubeflow.Base }
 var Shape = kubeflow.Shape{
 	Name: "xgboost", Aliases: []string{"xgboostjob"}, Chart: "xgboostjob",
 	New:  func() runtime.Object { return &kubeflowv1.XGBoostJob{} },
-	Kind: kubeflowv1.XGBoostJobKind, Plural: kubeflowv1.XGBoostJobPlural, ReplicaSpecsField: "xgbReplicaSpecs",
+	APIKind: kubeflowv1.XGBoostJobKind, Plural: kubeflowv1.XGBoostJobPlural, ReplicaSpecsField: "xgbReplicaSpecs",
 	Roles: []string{string(kubeflowv1.XGBoostJobReplicaTypeMaster), string(kubeflowv1.XGBoostJobReplicaTypeWorker)},
 }
 

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
@@ -84,14 +84,14 @@ func TestStatus(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		conds []kubeflowv1.JobCondition
-		want  job.State
+		want  jobmodel.State
 	}{
-		{"new", nil, job.Pending},
-		{"created", []kubeflowv1.JobCondition{created}, job.Pending},
-		{"master running", []kubeflowv1.JobCondition{created, running}, job.Running},
-		{"restarting", []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobRestarting, "XGBoostJobRestarting")}, job.Running},
-		{"master succeeded", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "XGBoostJobSucceeded")}, job.Succeeded},
-		{"failed", []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobFailed, "XGBoostJobFailed")}, job.Failed},
+		{"new", nil, jobmodel.Pending},
+		{"created", []kubeflowv1.JobCondition{created}, jobmodel.Pending},
+		{"master running", []kubeflowv1.JobCondition{created, running}, jobmodel.Running},
+		{"restarting", []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobRestarting, "XGBoostJobRestarting")}, jobmodel.Running},
+		{"master succeeded", []kubeflowv1.JobCondition{created, running, cond(kubeflowv1.JobSucceeded, "XGBoostJobSucceeded")}, jobmodel.Succeeded},
+		{"failed", []kubeflowv1.JobCondition{created, cond(kubeflowv1.JobFailed, "XGBoostJobFailed")}, jobmodel.Failed},
 	} {
 		s, err := xgboostjob.New().Summarize(xgboostJob(tc.conds), "nvidia.com/gpu")
 		if err != nil {

@@ -39,7 +39,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 const (
@@ -240,11 +240,11 @@ func running(j *kubeflowv1.TFJob) bool {
 // labels are easyai's labels of job i, on the job and on its pod templates.
 func labels(name, user string, i int) map[string]string {
 	return map[string]string{
-		job.ManagedByLabel:  job.ManagedByValue,
-		job.NameLabel:       name,
-		job.KindLabel:       "tf",
-		job.UserLabel:       labelSafe(user),
-		job.ExperimentLabel: fmt.Sprintf("sweep-%02d", i%20),
+		jobmodel.ManagedByLabel:  jobmodel.ManagedByValue,
+		jobmodel.NameLabel:       name,
+		jobmodel.KindLabel:       "tf",
+		jobmodel.UserLabel:       labelSafe(user),
+		jobmodel.ExperimentLabel: fmt.Sprintf("sweep-%02d", i%20),
 	}
 }
 
@@ -265,9 +265,9 @@ func (f *filler) tfjob(ns, name, user string, i int) *kubeflowv1.TFJob {
 			Namespace: ns,
 			Labels:    labels(name, user, i),
 			Annotations: map[string]string{
-				job.UserAnnotation:    user,
-				job.RequestAnnotation: request(name, i, f.o.workers),
-				job.VersionAnnotation: cliVersion,
+				jobmodel.UserAnnotation:    user,
+				jobmodel.RequestAnnotation: request(name, i, f.o.workers),
+				jobmodel.VersionAnnotation: cliVersion,
 			},
 		},
 		Spec: kubeflowv1.TFJobSpec{
@@ -355,7 +355,7 @@ func request(name string, i, workers int) string {
 		"tolerations":       []any{},
 		"priorityClassName": "",
 		"restartPolicy":     "Never",
-		"labels":            map[string]string{job.ExperimentLabel: fmt.Sprintf("sweep-%02d", i%20)},
+		"labels":            map[string]string{jobmodel.ExperimentLabel: fmt.Sprintf("sweep-%02d", i%20)},
 		"annotations":       map[string]any{},
 		"podAnnotations":    map[string]any{},
 		"data":              []any{},

@@ -29,7 +29,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	"github.com/easyai-dev/easyai/pkg/cmd/root"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -160,7 +160,7 @@ func timePhases(runs int) error {
 		}},
 		{"LIST tfjobs, dynamic client (JSON decoded)", func() error {
 			items = items[:0]
-			opts := metav1.ListOptions{Limit: jobs.PageSize}
+			opts := metav1.ListOptions{Limit: jobclient.PageSize}
 			for {
 				page, err := dyn.Resource(gvr).List(ctx, opts)
 				if err != nil {
@@ -216,7 +216,7 @@ func timePhases(runs int) error {
 			if err != nil {
 				return err
 			}
-			res, err := c.List(ctx, jobs.ListOptions{})
+			res, err := c.List(ctx, jobclient.ListOptions{})
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
@@ -87,7 +87,7 @@ func TestDownloadThroughTheFetcherInARestrictedNamespace(t *testing.T) {
 func waitNoFetcher(t *testing.T, c *cluster.Cluster, ns string) {
 	t.Helper()
 	cluster.Eventually(t, 30*time.Second, "the fetcher pod deleted", func(ctx context.Context) (bool, error) {
-		pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: job.RoleLabel + "=" + job.RoleFetcher})
+		pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: jobmodel.RoleLabel + "=" + jobmodel.RoleFetcher})
 		if err != nil {
 			return false, err
 		}
@@ -117,7 +117,7 @@ func TestDownloadDeletesItsFetcherOnSIGHUP(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	defer func() { _ = cmd.Process.Kill() }()
 	cluster.Eventually(t, 60*time.Second, "a pending fetcher pod", func(ctx context.Context) (bool, error) {
-		pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: job.RoleLabel + "=" + job.RoleFetcher})
+		pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: jobmodel.RoleLabel + "=" + jobmodel.RoleFetcher})
 		if err != nil {
 			return false, err
 		}

@@ -17,7 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
@@ -165,7 +165,7 @@ func TestDownloadFromTheStorageOfAFinishedJob(t *testing.T) {
 		}
 	}
 	cluster.Eventually(t, 30*time.Second, "the fetcher pod deleted", func(ctx context.Context) (bool, error) {
-		pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: job.RoleLabel + "=" + job.RoleFetcher})
+		pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: jobmodel.RoleLabel + "=" + jobmodel.RoleFetcher})
 		if err != nil {
 			return false, err
 		}

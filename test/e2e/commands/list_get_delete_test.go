@@ -21,8 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
@@ -44,10 +44,10 @@ func labels(name, kind, user, experiment string) map[string]string {
 		return nil
 	}
 	l := map[string]string{
-		job.ManagedByLabel: job.ManagedByValue, job.NameLabel: name, job.KindLabel: kind, job.UserLabel: user,
+		jobmodel.ManagedByLabel: jobmodel.ManagedByValue, jobmodel.NameLabel: name, jobmodel.KindLabel: kind, jobmodel.UserLabel: user,
 	}
 	if experiment != "" {
-		l[job.ExperimentLabel] = experiment
+		l[jobmodel.ExperimentLabel] = experiment
 	}
 	return l
 }
@@ -57,7 +57,7 @@ func annotations(user, image string, command ...string) map[string]string {
 		return nil
 	}
 	request, _ := json.Marshal(map[string]any{"image": image, "command": command})
-	return map[string]string{job.UserAnnotation: user, job.RequestAnnotation: string(request), job.VersionAnnotation: "e2e"}
+	return map[string]string{jobmodel.UserAnnotation: user, jobmodel.RequestAnnotation: string(request), jobmodel.VersionAnnotation: "e2e"}
 }
 
 // replica is a role whose pods ask for gpus GPUs and, when runFor > 0, end
@@ -186,18 +186,18 @@ func TestListShowsJobsOfEveryKind(t *testing.T) {
 	}
 
 	r := easyai.Run(t, "list", "-n", ns, "-o", "json").MustSucceed(t)
-	var list jobs.List
+	var list jobclient.List
 	if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil {
 		t.Fatalf("list -o json: %v\n%s", err, r.Stdout)
 	}
-	byName := map[string]jobs.Item{}
+	byName := map[string]jobclient.Item{}
 	for _, it := range list.Items {
 		byName[it.Name] = it
 	}
 	if list.APIVersion != "easyai.io/v1" || list.Kind != "JobList" || len(list.Items) != 3 {
 		t.Errorf("JobList %+v", list)
 	}
-	if it := byName["resnet"]; it.JobKind != "pytorch" || it.ObjectKind != "PyTorchJob" || it.User != "bob" || it.ManagedBy != "easyai" || it.GPUs != 4 {
+	if it := byName["resnet"]; it.KindName != "pytorch" || it.ObjectKind != "PyTorchJob" || it.User != "bob" || it.ManagedBy != "easyai" || it.GPUs != 4 {
 		t.Errorf("resnet item %+v", it)
 	}
 	if it := byName["handmade"]; it.ManagedBy != "" || it.User != "" || it.Namespace != ns {
@@ -217,7 +217,7 @@ func TestListShowsJobsOfEveryKind(t *testing.T) {
 	if got := rows(t, "-n", ns, "--user", "bob"); len(got) != 1 || got["resnet"] == nil {
 		t.Errorf("--user bob: %v", got)
 	}
-	all := easyai.Run(t, "list", "-A", "-l", job.ExperimentLabel+"=lr-sweep").MustSucceed(t).Stdout
+	all := easyai.Run(t, "list", "-A", "-l", jobmodel.ExperimentLabel+"=lr-sweep").MustSucceed(t).Stdout
 	if !strings.Contains(all, ns+"\tmnist\ttf\t") {
 		t.Errorf("-A does not show %s/mnist:\n%s", ns, all)
 	}
@@ -273,13 +273,13 @@ func TestGetShowsReplicasAndWhy(t *testing.T) {
 
 	// worker-1 exits 3: the job fails, and get says which replica did it.
 	c.EndPod(t, ns, "mnist-worker-1", 3)
-	var doc jobs.Document
+	var doc jobclient.Document
 	eventually(t, "mnist Failed with worker-1's exit code", func() string {
 		r := easyai.Run(t, "get", "mnist", "-n", ns, "-o", "json")
 		if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
 			return fmt.Sprintf("-o json: %v: %s", err, r.Stdout)
 		}
-		if doc.Status.State != job.Failed {
+		if doc.Status.State != jobmodel.Failed {
 			return "state " + string(doc.Status.State)
 		}
 		for _, rep := range doc.Replicas {
@@ -289,7 +289,7 @@ func TestGetShowsReplicasAndWhy(t *testing.T) {
 		}
 		return fmt.Sprintf("replicas %+v", doc.Replicas)
 	})
-	if doc.APIVersion != "easyai.io/v1" || doc.Kind != "Job" || doc.JobKind != "tf" || doc.Request["image"] != "example.com/train:2" ||
+	if doc.APIVersion != "easyai.io/v1" || doc.DocumentKind != "Job" || doc.KindName != "tf" || doc.Request["image"] != "example.com/train:2" ||
 		doc.Finished == nil || len(doc.Replicas) != 3 {
 		t.Errorf("document %+v", doc)
 	}

@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
@@ -221,7 +221,7 @@ func TestOpenForwardsANamedEndpointAndLogsInWithItsToken(t *testing.T) {
 	worker.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "tensorboard", ContainerPort: 6006}}
 	pj := &kubeflowv1.PyTorchJob{
 		ObjectMeta: metav1.ObjectMeta{Name: "nb", Namespace: ns, Labels: labels("nb", "pytorch", "alice", ""),
-			Annotations: map[string]string{job.EndpointsAnnotation: `{"jupyter":{"port":8888,"path":"/lab","tokenSecret":"nb-jupyter"}}`}},
+			Annotations: map[string]string{jobmodel.EndpointsAnnotation: `{"jupyter":{"port":8888,"path":"/lab","tokenSecret":"nb-jupyter"}}`}},
 		Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
 			kubeflowv1.PyTorchJobReplicaTypeMaster: master,
 			kubeflowv1.PyTorchJobReplicaTypeWorker: worker,
@@ -236,12 +236,12 @@ func TestOpenForwardsANamedEndpointAndLogsInWithItsToken(t *testing.T) {
 	owner := metav1.OwnerReference{APIVersion: "kubeflow.org/v1", Kind: "PyTorchJob", Name: "nb", UID: created.UID}
 	for _, s := range []*corev1.Secret{
 		{ObjectMeta: metav1.ObjectMeta{Name: "nb-jupyter", OwnerReferences: []metav1.OwnerReference{owner}},
-			Data: map[string][]byte{job.TokenSecretKey: []byte("t0ken-42")}},
+			Data: map[string][]byte{jobmodel.TokenSecretKey: []byte("t0ken-42")}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "nb-other"},
-			Data: map[string][]byte{job.TokenSecretKey: []byte("other-t0ken")}},
+			Data: map[string][]byte{jobmodel.TokenSecretKey: []byte("other-t0ken")}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "nb-sa-token", OwnerReferences: []metav1.OwnerReference{owner},
 			Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}},
-			Type: corev1.SecretTypeServiceAccountToken, Data: map[string][]byte{job.TokenSecretKey: []byte("sa-t0ken")}},
+			Type: corev1.SecretTypeServiceAccountToken, Data: map[string][]byte{jobmodel.TokenSecretKey: []byte("sa-t0ken")}},
 	} {
 		if _, err := c.Kube.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -301,7 +301,7 @@ func TestOpenForwardsANamedEndpointAndLogsInWithItsToken(t *testing.T) {
 
 	// An endpoint pointed at a Secret the job does not own, or at a service
 	// account's token, by whoever may patch the job: refused, naming it.
-	if _, err := kf.KubeflowV1().PyTorchJobs(ns).Patch(cluster.Context(t, 30*time.Second), "nb", types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+job.EndpointsAnnotation+`":`+
+	if _, err := kf.KubeflowV1().PyTorchJobs(ns).Patch(cluster.Context(t, 30*time.Second), "nb", types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+jobmodel.EndpointsAnnotation+`":`+
 		strconv.Quote(`{"jupyter":{"port":8888,"path":"/lab","tokenSecret":"nb-jupyter"},"other":{"port":8888,"tokenSecret":"nb-other"},"sa":{"port":8888,"tokenSecret":"nb-sa-token"}}`)+`}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func TestNamespaceScopedUser(t *testing.T) {
 	}
 	installed := map[string]bool{}
 	for _, api := range report.APIs {
-		installed[api.EasyAIKind] = api.Installed
+		installed[api.KindName] = api.Installed
 	}
 	if !installed["tf"] || !installed["pytorch"] || !installed["volcano"] {
 		t.Errorf("doctor: installed %v", installed)

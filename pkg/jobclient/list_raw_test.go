@@ -1,4 +1,4 @@
-package jobs_test
+package jobclient_test
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobs"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
@@ -66,12 +66,12 @@ func TestListThroughRawPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viaRaw := &jobs.Client{Raw: raw, Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu"}
-	got, err := viaRaw.List(ctx, jobs.ListOptions{})
+	viaRaw := &jobclient.Client{Raw: raw, Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu"}
+	got, err := viaRaw.List(ctx, jobclient.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := client(fixtures()...).List(ctx, jobs.ListOptions{Kinds: []kinds.Kind{kind(t, "tf")}})
+	want, err := client(fixtures()...).List(ctx, jobclient.ListOptions{Kinds: []kinds.Kind{kind(t, "tf")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestListThroughRawPages(t *testing.T) {
 		}
 	}
 	// Only tfjobs are served: every other kind is not installed.
-	others := len(jobstest.Registry().All()) - 1
+	others := len(jobclienttest.Registry().All()) - 1
 	if len(got.NotInstalled) != others {
 		t.Errorf("not installed: %v, want every kind but tf", got.NotInstalled)
 	}
@@ -106,7 +106,7 @@ func TestListThroughRawPages(t *testing.T) {
 
 // rawClient is the jobs client of easyai's real configuration on server:
 // the raw page client, the dynamic client and the typed clientset.
-func rawClient(t *testing.T, server string) *jobs.Client {
+func rawClient(t *testing.T, server string) *jobclient.Client {
 	t.Helper()
 	cfg := &rest.Config{Host: server, QPS: 100, Burst: 100}
 	rawConfig := rest.CopyConfig(cfg)
@@ -115,8 +115,8 @@ func rawClient(t *testing.T, server string) *jobs.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &jobs.Client{Raw: raw, Dynamic: dynamic.NewForConfigOrDie(cfg), Kube: kubernetes.NewForConfigOrDie(cfg),
-		Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu", Server: server}
+	return &jobclient.Client{Raw: raw, Dynamic: dynamic.NewForConfigOrDie(cfg), Kube: kubernetes.NewForConfigOrDie(cfg),
+		Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu", Server: server}
 }
 
 // status writes an API server's Status answer.
@@ -145,7 +145,7 @@ func TestListThroughRawPagesDecodesStatus(t *testing.T) {
 	}))
 	defer server.Close()
 	c := rawClient(t, server.URL)
-	res, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	res, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestListThroughRawPagesDecodesStatus(t *testing.T) {
 		t.Errorf("refused %v, want colossalai", res.Refused)
 	}
 	failTF = true
-	_, err = c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	_, err = c.List(ctx, jobclient.ListOptions{Namespace: "team-a"})
 	if err == nil || err.Error() != "listing TFJob: etcdserver: request timed out" {
 		t.Errorf("err %v, want the server's message", err)
 	}
@@ -166,12 +166,12 @@ func TestPlainWebServerIsNoAPIServer(t *testing.T) {
 	server := httptest.NewServer(http.NotFoundHandler())
 	defer server.Close()
 	c := rawClient(t, server.URL)
-	_, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	_, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-a"})
 	want := "the server at " + server.URL + " is not a Kubernetes API server (GET /version: the server could not find the requested resource)"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || exit.Hint(err) == "" {
 		t.Errorf("list: %v (exit %d)\nwant %s", err, exit.Code(err), want)
 	}
-	_, _, err = c.Find(ctx, "team-a", jobs.Ref{Name: "x"})
+	_, _, err = c.Find(ctx, "team-a", jobclient.Ref{Name: "x"})
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error {
 		t.Errorf("find: %v (exit %d), want %s", err, exit.Code(err), want)
 	}
@@ -180,14 +180,14 @@ func TestPlainWebServerIsNoAPIServer(t *testing.T) {
 		fmt.Fprint(w, "<html><body>It works!</body></html>")
 	}))
 	defer html.Close()
-	for _, find := range []jobs.Ref{{Name: "x"}, {Kind: kind(t, "tf"), Name: "x"}} {
+	for _, find := range []jobclient.Ref{{Name: "x"}, {Kind: kind(t, "tf"), Name: "x"}} {
 		_, _, err = rawClient(t, html.URL).Find(ctx, "team-a", find)
 		var notAPI *kube.NotAPIServerError
 		if !errors.As(err, &notAPI) || exit.Code(err) != exit.Error {
 			t.Errorf("find %s on a server answering HTML: %v (exit %d)", find, err, exit.Code(err))
 		}
 	}
-	_, err = rawClient(t, html.URL).List(ctx, jobs.ListOptions{})
+	_, err = rawClient(t, html.URL).List(ctx, jobclient.ListOptions{})
 	var notAPI *kube.NotAPIServerError
 	if !errors.As(err, &notAPI) {
 		t.Errorf("list on a server answering HTML: %v", err)

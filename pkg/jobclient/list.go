@@ -1,4 +1,4 @@
-package jobs
+package jobclient
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
@@ -36,7 +36,7 @@ type ListOptions struct {
 	// ManagedOnly keeps the jobs easyai submitted (also a label).
 	ManagedOnly bool
 	// States keeps jobs in one of these states; empty keeps all.
-	States []job.State
+	States []jobmodel.State
 	// User keeps the jobs of one user: the identity easyai recorded, given
 	// exactly or in its label form (docs/labels.md).
 	User string
@@ -49,20 +49,20 @@ func (o *ListOptions) selector() string {
 		parts = append(parts, o.LabelSelector)
 	}
 	if o.Experiment != "" {
-		parts = append(parts, job.ExperimentLabel+"="+o.Experiment)
+		parts = append(parts, jobmodel.ExperimentLabel+"="+o.Experiment)
 	}
-	if u := job.LabelSafe(o.User); u != "" {
-		parts = append(parts, job.UserLabel+"="+u)
+	if u := jobmodel.LabelSafe(o.User); u != "" {
+		parts = append(parts, jobmodel.UserLabel+"="+u)
 	}
 	if o.ManagedOnly {
-		parts = append(parts, job.ManagedByLabel+"="+job.ManagedByValue)
+		parts = append(parts, jobmodel.ManagedByLabel+"="+jobmodel.ManagedByValue)
 	}
 	return strings.Join(parts, ",")
 }
 
 // keeps reports whether a job passes the filters the API server cannot
 // apply; recordedUser is its easyai.io/user annotation.
-func (o *ListOptions) keeps(s *job.Summary, recordedUser string) bool {
+func (o *ListOptions) keeps(s *jobmodel.Summary, recordedUser string) bool {
 	if !o.keepsUser(s, recordedUser) {
 		return false
 	}
@@ -80,8 +80,8 @@ func (o *ListOptions) keeps(s *job.Summary, recordedUser string) bool {
 // keepsUser matches the user. The API server selected the label form, which
 // two users may share ("alice@corp", "alice_corp"): unless the label form is
 // what was asked for, the exact identity must match where the job records it.
-func (o *ListOptions) keepsUser(s *job.Summary, recorded string) bool {
-	safe := job.LabelSafe(o.User)
+func (o *ListOptions) keepsUser(s *jobmodel.Summary, recorded string) bool {
+	safe := jobmodel.LabelSafe(o.User)
 	switch {
 	case o.User == "":
 		return true
@@ -193,7 +193,7 @@ func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions) 
 		}
 		for _, item := range items {
 			s := c.summarize(k, item)
-			if opts.keeps(&s, s.Annotations[job.UserAnnotation]) {
+			if opts.keeps(&s, s.Annotations[jobmodel.UserAnnotation]) {
 				out = append(out, Job{Kind: k, Summary: s})
 			}
 		}
@@ -253,16 +253,16 @@ func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, o
 
 // summarize reads a job's summary; a job the kind cannot read is shown as
 // Unknown with the reason, rather than failing the whole list.
-func (c *Client) summarize(k kinds.Kind, item json.RawMessage) job.Summary {
+func (c *Client) summarize(k kinds.Kind, item json.RawMessage) jobmodel.Summary {
 	s, err := k.SummarizeJSON(item, c.GPUResource)
 	if err != nil {
 		var meta struct {
-			Kind     string         `json:"kind"`
-			Metadata job.ObjectMeta `json:"metadata"`
+			Kind     string              `json:"kind"`
+			Metadata jobmodel.ObjectMeta `json:"metadata"`
 		}
 		_ = json.Unmarshal(item, &meta)
-		s = job.NewSummary(meta.Kind, meta.Metadata)
-		s.Status = job.Status{State: job.Unknown, Reason: "Unreadable", Message: err.Error()}
+		s = jobmodel.NewSummary(meta.Kind, meta.Metadata)
+		s.Status = jobmodel.Status{State: jobmodel.Unknown, Reason: "Unreadable", Message: err.Error()}
 	}
 	return s
 }

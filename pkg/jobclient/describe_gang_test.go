@@ -1,4 +1,4 @@
-package jobs
+package jobclient
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 func TestPassedGangWaitsAreLeftOut(t *testing.T) {
@@ -43,19 +43,19 @@ func TestGangScheduledAt(t *testing.T) {
 		return p
 	}
 	at := func(d time.Duration) *time.Time { x := t0.Add(d); return &x }
-	replicas := []job.Replica{{Task: "worker-0", Pod: "w0"}, {Task: "worker-1", Pod: "w1"}}
+	replicas := []jobmodel.Replica{{Task: "worker-0", Pod: "w0"}, {Task: "worker-1", Pod: "w1"}}
 
-	got := gangScheduledAt(job.Running, replicas, []corev1.Pod{pod("w0", at(time.Second)), pod("w1", at(3*time.Second))})
+	got := gangScheduledAt(jobmodel.Running, replicas, []corev1.Pod{pod("w0", at(time.Second)), pod("w1", at(3*time.Second))})
 	if got == nil || !got.Equal(t0.Add(3*time.Second)) {
 		t.Errorf("every pod scheduled: %v, want the latest", got)
 	}
-	if got := gangScheduledAt(job.Running, replicas, []corev1.Pod{pod("w0", at(time.Second)), pod("w1", nil)}); got != nil {
+	if got := gangScheduledAt(jobmodel.Running, replicas, []corev1.Pod{pod("w0", at(time.Second)), pod("w1", nil)}); got != nil {
 		t.Errorf("a pod not scheduled: %v, want nil", got)
 	}
-	if got := gangScheduledAt(job.Pending, []job.Replica{{Task: "worker-0"}}, nil); got != nil {
+	if got := gangScheduledAt(jobmodel.Pending, []jobmodel.Replica{{Task: "worker-0"}}, nil); got != nil {
 		t.Errorf("no pod yet: %v, want nil", got)
 	}
-	if got := gangScheduledAt(job.Succeeded, replicas, nil); got == nil || got.Before(t0) {
+	if got := gangScheduledAt(jobmodel.Succeeded, replicas, nil); got == nil || got.Before(t0) {
 		t.Errorf("a finished job: %v, want every wait over", got)
 	}
 }

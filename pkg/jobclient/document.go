@@ -1,27 +1,29 @@
-package jobs
+package jobclient
 
 import (
 	"time"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // The documents of list and get -o json|yaml (docs/output.md). Their fields
 // only ever grow; scripts can rely on the ones there.
 const (
-	APIVersion = "easyai.io/v1"
-	ListKind   = "JobList"
-	JobKind    = "Job"
+	APIVersion       = "easyai.io/v1"
+	ListDocumentKind = "JobList"
+	JobDocumentKind  = "Job"
 )
 
 // Item is one job in a JobList: its summary, with the job's kind spelt the
 // easyai way (jobKind) and the Kubernetes way (objectKind, objectAPIVersion).
 type Item struct {
-	// Kind hides Summary.Kind (the Kubernetes kind, which objectKind
-	// carries) from the document: it is only set in get's document, to "Job".
-	Kind string `json:"kind,omitempty"`
-	job.Summary
-	JobKind          string            `json:"jobKind"`
+	// DocumentKind is the kind of the document itself: "Job" in get's
+	// document, absent from a list's items.
+	DocumentKind string `json:"kind,omitempty"`
+	jobmodel.Summary
+	// KindName is easyai's name of the job's kind ("tf"), as the kind label
+	// and "easyai submit KIND" spell it.
+	KindName         string            `json:"jobKind"`
 	ObjectAPIVersion string            `json:"objectAPIVersion"`
 	ObjectKind       string            `json:"objectKind"`
 	DurationSeconds  int64             `json:"durationSeconds"`
@@ -39,11 +41,11 @@ type List struct {
 type Document struct {
 	APIVersion string `json:"apiVersion"`
 	Item
-	Image    string         `json:"image,omitempty"`
-	Command  []string       `json:"command,omitempty"`
-	Replicas []job.Replica  `json:"replicas"`
-	Events   []Event        `json:"events"`
-	Request  map[string]any `json:"request,omitempty"`
+	Image    string             `json:"image,omitempty"`
+	Command  []string           `json:"command,omitempty"`
+	Replicas []jobmodel.Replica `json:"replicas"`
+	Events   []Event            `json:"events"`
+	Request  map[string]any     `json:"request,omitempty"`
 }
 
 // ItemOf is the document of a listed job.
@@ -51,7 +53,7 @@ func ItemOf(j Job, now time.Time) Item {
 	gvk := j.Kind.GroupVersionKind()
 	return Item{
 		Summary:          j.Summary,
-		JobKind:          j.Kind.Name(),
+		KindName:         j.Kind.Name(),
 		ObjectAPIVersion: gvk.GroupVersion().String(),
 		ObjectKind:       gvk.Kind,
 		DurationSeconds:  int64(j.Summary.Duration(now) / time.Second),
@@ -61,7 +63,7 @@ func ItemOf(j Job, now time.Time) Item {
 
 // ListOf is the document of listed jobs.
 func ListOf(js []Job, now time.Time) List {
-	l := List{APIVersion: APIVersion, Kind: ListKind, Items: make([]Item, 0, len(js))}
+	l := List{APIVersion: APIVersion, Kind: ListDocumentKind, Items: make([]Item, 0, len(js))}
 	for _, j := range js {
 		l.Items = append(l.Items, ItemOf(j, now))
 	}
@@ -79,9 +81,9 @@ func DocumentOf(d *Details, now time.Time) Document {
 		Events:     d.Events,
 		Request:    d.Request,
 	}
-	doc.Kind = JobKind
+	doc.DocumentKind = JobDocumentKind
 	if doc.Replicas == nil {
-		doc.Replicas = []job.Replica{}
+		doc.Replicas = []jobmodel.Replica{}
 	}
 	if doc.Events == nil {
 		doc.Events = []Event{}

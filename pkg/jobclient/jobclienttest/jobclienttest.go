@@ -1,7 +1,8 @@
-// Package jobstest builds what the tests of the jobs engine and of list, get
-// and delete share: training-operator job objects as the operator leaves
-// them, fake clients that serve them, and a factory on test streams.
-package jobstest
+// Package jobclienttest builds what the unit tests of the engines and the
+// commands share: training-operator job objects as the operator leaves them,
+// their pods and events, fake clients that serve them, and a factory on test
+// streams.
+package jobclienttest
 
 import (
 	"bytes"
@@ -36,8 +37,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 	kubepkg "github.com/easyai-dev/easyai/pkg/kube"
@@ -64,7 +65,7 @@ type Role struct {
 
 // Job describes a training-operator job; Object builds it.
 type Job struct {
-	Kind      string // "TFJob" (default) or "PyTorchJob"
+	APIKind      string // "TFJob" (default) or "PyTorchJob"
 	Namespace string // default "team-a"
 	Name      string
 	Created   time.Time
@@ -88,8 +89,8 @@ type Job struct {
 
 // Object is the job as the API server returns it.
 func (j Job) Object() *unstructured.Unstructured {
-	if j.Kind == "" {
-		j.Kind = kubeflowv1.TFJobKind
+	if j.APIKind == "" {
+		j.APIKind = kubeflowv1.TFJobKind
 	}
 	if j.Namespace == "" {
 		j.Namespace = "team-a"
@@ -103,21 +104,21 @@ func (j Job) Object() *unstructured.Unstructured {
 		meta.Labels[k] = v
 	}
 	if !j.External {
-		meta.Labels[job.ManagedByLabel] = job.ManagedByValue
-		meta.Labels[job.NameLabel] = j.Name
-		meta.Labels[job.KindLabel] = map[string]string{kubeflowv1.TFJobKind: "tf", kubeflowv1.PyTorchJobKind: "pytorch"}[j.Kind]
+		meta.Labels[jobmodel.ManagedByLabel] = jobmodel.ManagedByValue
+		meta.Labels[jobmodel.NameLabel] = j.Name
+		meta.Labels[jobmodel.KindLabel] = map[string]string{kubeflowv1.TFJobKind: "tf", kubeflowv1.PyTorchJobKind: "pytorch"}[j.APIKind]
 		if j.User != "" {
 			// The label form of the user, as submit writes it (docs/labels.md).
-			meta.Labels[job.UserLabel] = strings.Trim(regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(j.User, "_"), "._-")
-			meta.Annotations[job.UserAnnotation] = j.User
+			meta.Labels[jobmodel.UserLabel] = strings.Trim(regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(j.User, "_"), "._-")
+			meta.Annotations[jobmodel.UserAnnotation] = j.User
 		}
 		if j.Experiment != "" {
-			meta.Labels[job.ExperimentLabel] = j.Experiment
+			meta.Labels[jobmodel.ExperimentLabel] = j.Experiment
 		}
-		meta.Annotations[job.VersionAnnotation] = "v0.1.0"
+		meta.Annotations[jobmodel.VersionAnnotation] = "v0.1.0"
 	}
 	if j.Request != "" {
-		meta.Annotations[job.RequestAnnotation] = j.Request
+		meta.Annotations[jobmodel.RequestAnnotation] = j.Request
 	}
 	specs := map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{}
 	status := kubeflowv1.JobStatus{ReplicaStatuses: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaStatus{}}
@@ -137,7 +138,7 @@ func (j Job) Object() *unstructured.Unstructured {
 		status.ReplicaStatuses[r.Type] = &kubeflowv1.ReplicaStatus{Active: r.Active}
 	}
 	for _, t := range j.Conditions {
-		reason, message := j.Kind+string(t), j.Kind+" "+j.Name+" is "+string(t)+"."
+		reason, message := j.APIKind+string(t), j.APIKind+" "+j.Name+" is "+string(t)+"."
 		if j.Reason != "" {
 			reason, message = j.Reason, j.Message
 		}
@@ -168,17 +169,17 @@ func (j Job) Object() *unstructured.Unstructured {
 		policy.SchedulingPolicy = &kubeflowv1.SchedulingPolicy{MinAvailable: ptr.To(int32(len(j.Roles)))}
 	}
 	var obj runtime.Object
-	switch j.Kind {
+	switch j.APIKind {
 	case kubeflowv1.PyTorchJobKind:
 		obj = &kubeflowv1.PyTorchJob{
-			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: j.Kind},
+			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: j.APIKind},
 			ObjectMeta: meta,
 			Spec:       kubeflowv1.PyTorchJobSpec{RunPolicy: policy, PyTorchReplicaSpecs: specs},
 			Status:     status,
 		}
 	default:
 		obj = &kubeflowv1.TFJob{
-			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: j.Kind},
+			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: j.APIKind},
 			ObjectMeta: meta,
 			Spec:       kubeflowv1.TFJobSpec{RunPolicy: policy, TFReplicaSpecs: specs},
 			Status:     status,
@@ -220,7 +221,7 @@ func Fixtures() []runtime.Object {
 		Job{Name: "old", Created: T0.Add(-24 * time.Hour), User: "bob", Roles: []Role{worker(1, 0, 0)},
 			Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded},
 			Started:    at(-24 * time.Hour), Finished: at(-23 * time.Hour)}.Object(),
-		Job{Kind: kubeflowv1.PyTorchJobKind, Name: "resnet", Created: T0.Add(10 * time.Minute), External: true,
+		Job{APIKind: kubeflowv1.PyTorchJobKind, Name: "resnet", Created: T0.Add(10 * time.Minute), External: true,
 			Roles: []Role{{Type: "Master", Replicas: 1, GPUs: 8}, {Type: "Worker", Replicas: 3, GPUs: 8}}, Gang: true,
 			Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated}}.Object(),
 		Job{Namespace: "team-b", Name: "bert", Created: T0.Add(30 * time.Minute), User: "alice@corp",
@@ -322,8 +323,8 @@ func Factory(t testing.TB, tty bool, dyn dynamic.Interface, kube kubernetes.Inte
 		KubeClient:    func() (kubernetes.Interface, error) { return kube, nil },
 		DynamicClient: func() (dynamic.Interface, error) { return dyn, nil },
 		Namespace:     func() (string, bool, error) { return "team-a", false, nil },
-		JobsClient: func() (*jobs.Client, error) {
-			return &jobs.Client{Dynamic: dyn, Kube: kube, Kinds: Registry(), GPUResource: config.DefaultGPUResource}, nil
+		JobsClient: func() (*jobclient.Client, error) {
+			return &jobclient.Client{Dynamic: dyn, Kube: kube, Kinds: Registry(), GPUResource: config.DefaultGPUResource}, nil
 		},
 		KubeconfigUser: func() (string, error) { return "", errors.New("no kubeconfig in tests") },
 	}

@@ -1,8 +1,8 @@
-// Package jobs finds, lists, describes and deletes training jobs of every
+// Package jobclient finds, lists, describes and deletes training jobs of every
 // registered kind through the dynamic client. It is the engine of "easyai
 // list", "get" and "delete": it knows nothing of flags or terminals, and asks
 // each kind (kinds.Kind) for everything that differs between kinds.
-package jobs
+package jobclient
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
@@ -45,7 +45,7 @@ type Client struct {
 // Job is one job found in the cluster.
 type Job struct {
 	Kind    kinds.Kind
-	Summary job.Summary
+	Summary jobmodel.Summary
 }
 
 // Ref names the job a user means: NAME, or KIND/NAME.

@@ -1,8 +1,8 @@
-// Package job is easyai's kind-neutral view of a training job: its state, its
+// Package jobmodel is easyai's kind-neutral view of a training job: its state, its
 // replicas, and the labels and annotations that carry everything easyai needs
 // to know about it later (docs/labels.md). Every kind maps its objects to this
 // model, so list, get and the waiting commands treat all kinds alike.
-package job
+package jobmodel
 
 import (
 	"time"
@@ -40,9 +40,10 @@ type Status struct {
 // Summary is what list shows of a job, read from the job object alone (its
 // status and spec), without listing its pods.
 type Summary struct {
-	Name       string `json:"name"`
-	Namespace  string `json:"namespace"`
-	Kind       string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	// APIKind is the Kubernetes kind ("TFJob"); documents carry it as objectKind.
+	APIKind    string `json:"-"`
 	Status     Status `json:"status"`
 	User       string `json:"user,omitempty"`
 	Experiment string `json:"experiment,omitempty"`

@@ -1,4 +1,4 @@
-package job
+package jobmodel
 
 import (
 	"strconv"
@@ -36,7 +36,7 @@ func NewSummary(kind string, m ObjectMeta) Summary {
 	return Summary{
 		Name:        m.Name,
 		Namespace:   m.Namespace,
-		Kind:        kind,
+		APIKind:     kind,
 		User:        user,
 		Experiment:  m.Labels[ExperimentLabel],
 		ManagedBy:   m.Labels[ManagedByLabel],

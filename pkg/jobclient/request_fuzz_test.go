@@ -1,11 +1,11 @@
-package jobs
+package jobclient
 
 import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // FuzzRequestAnnotation reads any easyai.io/request annotation, as get
@@ -27,8 +27,8 @@ func FuzzRequestAnnotation(f *testing.F) {
 				}}},
 			}}},
 		}}
-		obj.SetAnnotations(map[string]string{job.RequestAnnotation: raw})
-		image, command := whatItRuns(request(obj), obj, []job.Replica{{Role: "master", Task: "master-0"}})
+		obj.SetAnnotations(map[string]string{jobmodel.RequestAnnotation: raw})
+		image, command := whatItRuns(request(obj), obj, []jobmodel.Replica{{Role: "master", Task: "master-0"}})
 		if image == "" {
 			t.Fatalf("%q: no image, not even the template's", raw)
 		}

@@ -1,4 +1,4 @@
-package jobs
+package jobclient
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/easyai-dev/easyai/pkg/job"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
@@ -20,9 +20,9 @@ import (
 type Details struct {
 	Kind    kinds.Kind
 	Object  *unstructured.Unstructured
-	Summary job.Summary
+	Summary jobmodel.Summary
 	// Replicas by role and index, from the job's pods.
-	Replicas []job.Replica
+	Replicas []jobmodel.Replica
 	// Events are the Warning events of the job, its pods and its PodGroup,
 	// oldest first.
 	Events []Event
@@ -72,7 +72,7 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 
 // warnings lists the namespace's Warning events and keeps those of the job,
 // its pods and its PodGroup.
-func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, replicas []job.Replica, pods []corev1.Pod) ([]Event, error) {
+func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.Replica, pods []corev1.Pod) ([]Event, error) {
 	objectOf := map[string]string{}
 	for i := range pods {
 		objectOf["Pod/"+pods[i].Name] = "pod/" + pods[i].Name
@@ -138,7 +138,7 @@ func seriesTime(ev *corev1.Event) time.Time {
 
 // request decodes the easyai.io/request annotation.
 func request(obj *unstructured.Unstructured) map[string]any {
-	raw, ok := obj.GetAnnotations()[job.RequestAnnotation]
+	raw, ok := obj.GetAnnotations()[jobmodel.RequestAnnotation]
 	if !ok {
 		return nil
 	}
@@ -151,7 +151,7 @@ func request(obj *unstructured.Unstructured) map[string]any {
 
 // whatItRuns is the job's image and command: as requested when easyai
 // submitted it, else those of the first container of the first role.
-func whatItRuns(req map[string]any, obj *unstructured.Unstructured, replicas []job.Replica) (string, []string) {
+func whatItRuns(req map[string]any, obj *unstructured.Unstructured, replicas []jobmodel.Replica) (string, []string) {
 	image, _ := req["image"].(string)
 	command := stringsOf(req["command"])
 	if image != "" && command != nil {
@@ -254,7 +254,7 @@ var gangWaitReasons = map[string]bool{"Unschedulable": true, "PodGroupPending": 
 // latest PodScheduled time of its current replicas' pods, when every one is
 // scheduled. A finished job's waits are all over (its pods may be gone):
 // the far future. nil: the gang still waits, or the job has no pods yet.
-func gangScheduledAt(state job.State, replicas []job.Replica, pods []corev1.Pod) *time.Time {
+func gangScheduledAt(state jobmodel.State, replicas []jobmodel.Replica, pods []corev1.Pod) *time.Time {
 	if state.Final() {
 		end := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 		return &end

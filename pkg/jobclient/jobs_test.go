@@ -1,4 +1,4 @@
-package jobs_test
+package jobclient_test
 
 import (
 	"context"
@@ -26,15 +26,15 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/job"
-	"github.com/easyai-dev/easyai/pkg/jobs"
-	"github.com/easyai-dev/easyai/pkg/jobs/jobstest"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 var (
-	t0  = jobstest.T0
-	now = jobstest.Now
+	t0  = jobclienttest.T0
+	now = jobclienttest.Now
 	ctx = context.Background()
 )
 
@@ -46,17 +46,17 @@ func TestMain(m *testing.M) {
 
 func at(d time.Duration) *time.Time { t := t0.Add(d); return &t }
 
-func worker(n, gpus, active int32) jobstest.Role {
-	return jobstest.Role{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: n, GPUs: int64(gpus), Active: active}
+func worker(n, gpus, active int32) jobclienttest.Role {
+	return jobclienttest.Role{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: n, GPUs: int64(gpus), Active: active}
 }
 
-func fixtures() []runtime.Object { return jobstest.Fixtures() }
+func fixtures() []runtime.Object { return jobclienttest.Fixtures() }
 
-func client(objs ...runtime.Object) *jobs.Client {
-	return &jobs.Client{Dynamic: jobstest.Dynamic(objs...), Kube: kubefake.NewClientset(), Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu"}
+func client(objs ...runtime.Object) *jobclient.Client {
+	return &jobclient.Client{Dynamic: jobclienttest.Dynamic(objs...), Kube: kubefake.NewClientset(), Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu"}
 }
 
-func names(js []jobs.Job) []string {
+func names(js []jobclient.Job) []string {
 	var out []string
 	for _, j := range js {
 		out = append(out, j.Summary.Namespace+"/"+j.Kind.Name()+"/"+j.Summary.Name+":"+string(j.Summary.Status.State))
@@ -66,7 +66,7 @@ func names(js []jobs.Job) []string {
 
 func kind(t *testing.T, name string) kinds.Kind {
 	t.Helper()
-	k, ok := jobstest.Registry().Lookup(name)
+	k, ok := jobclienttest.Registry().Lookup(name)
 	if !ok {
 		t.Fatalf("no kind %s", name)
 	}
@@ -75,7 +75,7 @@ func kind(t *testing.T, name string) kinds.Kind {
 
 func TestListSortsAndSummarizesEveryKind(t *testing.T) {
 	c := client(fixtures()...)
-	res, err := c.List(ctx, jobs.ListOptions{})
+	res, err := c.List(ctx, jobclient.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestListSortsAndSummarizesEveryKind(t *testing.T) {
 		t.Errorf("jobs %v\nwant %v", got, want)
 	}
 	mnist := res.Jobs[1].Summary
-	if mnist.Workers != (job.ReplicaCount{Ready: 3, Total: 3}) || mnist.GPUs != 2 || mnist.User != "alice@corp" {
+	if mnist.Workers != (jobmodel.ReplicaCount{Ready: 3, Total: 3}) || mnist.GPUs != 2 || mnist.User != "alice@corp" {
 		t.Errorf("mnist summary %+v", mnist)
 	}
 	resnet := res.Jobs[0].Summary
@@ -136,14 +136,14 @@ func (r pagingResource) List(_ context.Context, opts metav1.ListOptions) (*unstr
 }
 
 func TestListMakesOnePaginatedListPerKindAndNothingElse(t *testing.T) {
-	d := &pagingDynamic{Interface: jobstest.Dynamic(), jobs: map[string][]unstructured.Unstructured{}}
+	d := &pagingDynamic{Interface: jobclienttest.Dynamic(), jobs: map[string][]unstructured.Unstructured{}}
 	for i := range 3 {
-		d.jobs["tfjobs"] = append(d.jobs["tfjobs"], *jobstest.Job{Name: fmt.Sprintf("tf-%d", i), Created: t0.Add(time.Duration(i) * time.Minute)}.Object())
+		d.jobs["tfjobs"] = append(d.jobs["tfjobs"], *jobclienttest.Job{Name: fmt.Sprintf("tf-%d", i), Created: t0.Add(time.Duration(i) * time.Minute)}.Object())
 	}
-	d.jobs["pytorchjobs"] = []unstructured.Unstructured{*jobstest.Job{Kind: "PyTorchJob", Name: "pt", Created: t0.Add(-time.Minute)}.Object()}
+	d.jobs["pytorchjobs"] = []unstructured.Unstructured{*jobclienttest.Job{APIKind: "PyTorchJob", Name: "pt", Created: t0.Add(-time.Minute)}.Object()}
 	// No Kube client: listing must not need pods or anything else.
-	c := &jobs.Client{Dynamic: d, Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu"}
-	res, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	c := &jobclient.Client{Dynamic: d, Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu"}
+	res, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,18 +165,18 @@ func TestListMakesOnePaginatedListPerKindAndNothingElse(t *testing.T) {
 func TestListFilters(t *testing.T) {
 	tests := []struct {
 		name string
-		opts jobs.ListOptions
+		opts jobclient.ListOptions
 		want []string
 	}{
-		{"namespace", jobs.ListOptions{Namespace: "team-b"}, []string{"team-b/tf/bert:Failed"}},
-		{"kind", jobs.ListOptions{Kinds: []kinds.Kind{kind(t, "pytorch")}}, []string{"team-a/pytorch/resnet:Queued"}},
-		{"states", jobs.ListOptions{States: []job.State{job.Failed, job.Succeeded}}, []string{"team-a/tf/old:Succeeded", "team-b/tf/bert:Failed"}},
-		{"experiment", jobs.ListOptions{Experiment: "lr-sweep"}, []string{"team-a/tf/mnist:Running"}},
-		{"selector", jobs.ListOptions{LabelSelector: "easyai.io/user=bob"}, []string{"team-a/tf/old:Succeeded"}},
-		{"managed only", jobs.ListOptions{Namespace: "team-a", ManagedOnly: true}, []string{"team-a/tf/mnist:Running", "team-a/tf/old:Succeeded"}},
-		{"user, exact", jobs.ListOptions{User: "alice@corp"}, []string{"team-a/tf/mnist:Running", "team-b/tf/bert:Failed"}},
-		{"user, label form", jobs.ListOptions{User: "alice_corp"}, []string{"team-a/tf/mnist:Running", "team-b/tf/bert:Failed"}},
-		{"user nobody", jobs.ListOptions{User: "carol"}, nil},
+		{"namespace", jobclient.ListOptions{Namespace: "team-b"}, []string{"team-b/tf/bert:Failed"}},
+		{"kind", jobclient.ListOptions{Kinds: []kinds.Kind{kind(t, "pytorch")}}, []string{"team-a/pytorch/resnet:Queued"}},
+		{"states", jobclient.ListOptions{States: []jobmodel.State{jobmodel.Failed, jobmodel.Succeeded}}, []string{"team-a/tf/old:Succeeded", "team-b/tf/bert:Failed"}},
+		{"experiment", jobclient.ListOptions{Experiment: "lr-sweep"}, []string{"team-a/tf/mnist:Running"}},
+		{"selector", jobclient.ListOptions{LabelSelector: "easyai.io/user=bob"}, []string{"team-a/tf/old:Succeeded"}},
+		{"managed only", jobclient.ListOptions{Namespace: "team-a", ManagedOnly: true}, []string{"team-a/tf/mnist:Running", "team-a/tf/old:Succeeded"}},
+		{"user, exact", jobclient.ListOptions{User: "alice@corp"}, []string{"team-a/tf/mnist:Running", "team-b/tf/bert:Failed"}},
+		{"user, label form", jobclient.ListOptions{User: "alice_corp"}, []string{"team-a/tf/mnist:Running", "team-b/tf/bert:Failed"}},
+		{"user nobody", jobclient.ListOptions{User: "carol"}, nil},
 	}
 	objs := fixtures()
 	for _, tt := range tests {
@@ -194,15 +194,15 @@ func TestListFilters(t *testing.T) {
 
 func TestListTellsUsersWithTheSameLabelApart(t *testing.T) {
 	objs := []runtime.Object{
-		jobstest.Job{Name: "a", Created: t0, User: "alice@corp"}.Object(),
-		jobstest.Job{Name: "b", Created: t0, User: "alice_corp"}.Object(),
-		jobstest.Job{Name: "c", Created: t0, Labels: map[string]string{job.UserLabel: "alice_corp"}}.Object(), // no annotation
+		jobclienttest.Job{Name: "a", Created: t0, User: "alice@corp"}.Object(),
+		jobclienttest.Job{Name: "b", Created: t0, User: "alice_corp"}.Object(),
+		jobclienttest.Job{Name: "c", Created: t0, Labels: map[string]string{jobmodel.UserLabel: "alice_corp"}}.Object(), // no annotation
 	}
 	for user, want := range map[string][]string{
 		"alice@corp": {"team-a/tf/a:Pending", "team-a/tf/c:Pending"},
 		"alice_corp": {"team-a/tf/a:Pending", "team-a/tf/b:Pending", "team-a/tf/c:Pending"},
 	} {
-		res, err := client(objs...).List(ctx, jobs.ListOptions{User: user})
+		res, err := client(objs...).List(ctx, jobclient.ListOptions{User: user})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,10 +213,10 @@ func TestListTellsUsersWithTheSameLabelApart(t *testing.T) {
 }
 
 func TestListSkipsKindsNotInstalled(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures()...)
-	jobstest.NotInstalled(dyn, "pytorchjobs")
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
-	res, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	dyn := jobclienttest.Dynamic(fixtures()...)
+	jobclienttest.NotInstalled(dyn, "pytorchjobs")
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
+	res, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,10 +231,10 @@ func TestListSkipsKindsNotInstalled(t *testing.T) {
 // A kind the user may not list is skipped: the jobs of the others are
 // listed (one kind's 403 does not cancel the other LISTs).
 func TestListSkipsKindsRefused(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures()...)
-	jobstest.Refuse(dyn, "list", "tfjobs")
-	jobstest.Refuse(dyn, "list", "colossalaijobs")
-	res, err := (&jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}).List(ctx, jobs.ListOptions{Namespace: "team-a"})
+	dyn := jobclienttest.Dynamic(fixtures()...)
+	jobclienttest.Refuse(dyn, "list", "tfjobs")
+	jobclienttest.Refuse(dyn, "list", "colossalaijobs")
+	res, err := (&jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}).List(ctx, jobclient.ListOptions{Namespace: "team-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,11 +253,11 @@ func TestListSkipsKindsRefused(t *testing.T) {
 // Only when every kind is refused does List fail: one error naming the
 // namespace and what is missing, pointing at easyai doctor.
 func TestListFailsWhenEveryKindIsRefused(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures()...)
-	jobstest.Refuse(dyn, "list", "*")
-	jobstest.NotInstalled(dyn, "colossalaijobs")
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
-	_, err := c.List(ctx, jobs.ListOptions{Namespace: "team-b"})
+	dyn := jobclienttest.Dynamic(fixtures()...)
+	jobclienttest.Refuse(dyn, "list", "*")
+	jobclienttest.NotInstalled(dyn, "colossalaijobs")
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
+	_, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-b"})
 	want := "you may not list jobs in namespace team-b: list is forbidden on jaxjobs.kubeflow.org, jobs.batch.volcano.sh, " +
 		"mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, xgboostjobs.kubeflow.org"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || !apierrors.IsForbidden(err) {
@@ -266,7 +266,7 @@ func TestListFailsWhenEveryKindIsRefused(t *testing.T) {
 	if hint := exit.Hint(err); hint != `"easyai doctor -n team-b" shows what you may do there, and what you may not` {
 		t.Errorf("hint %q", hint)
 	}
-	_, err = c.List(ctx, jobs.ListOptions{})
+	_, err = c.List(ctx, jobclient.ListOptions{})
 	if err == nil || !strings.HasPrefix(err.Error(), "you may not list jobs across namespaces: list is forbidden on ") ||
 		!strings.Contains(exit.Hint(err), "-n NAMESPACE") {
 		t.Errorf("list -A: %v (hint %q)", err, exit.Hint(err))
@@ -276,13 +276,13 @@ func TestListFailsWhenEveryKindIsRefused(t *testing.T) {
 // Any other failure is one error, of the first kind in the registry's
 // order, the same on every run.
 func TestListFailsOnOtherErrorsWithOneError(t *testing.T) {
-	dyn := jobstest.Dynamic()
+	dyn := jobclienttest.Dynamic()
 	dyn.PrependReactor("list", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("Get \"https://127.0.0.1:1/apis/x/%s\": dial tcp 127.0.0.1:1: connect: connection refused", a.GetResource().Resource)
 	})
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
 	for range 5 {
-		_, err := c.List(ctx, jobs.ListOptions{Namespace: "team-a"})
+		_, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-a"})
 		want := `listing ColossalAIJob: Get "https://127.0.0.1:1/apis/x/colossalaijobs": dial tcp 127.0.0.1:1: connect: connection refused`
 		if err == nil || err.Error() != want {
 			t.Fatalf("err %v\nwant %s", err, want)
@@ -291,19 +291,19 @@ func TestListFailsOnOtherErrorsWithOneError(t *testing.T) {
 }
 
 func TestListShowsAJobItCannotReadAsUnknown(t *testing.T) {
-	bad := jobstest.Job{Name: "weird", Created: t0}.Object()
+	bad := jobclienttest.Job{Name: "weird", Created: t0}.Object()
 	_ = unstructured.SetNestedField(bad.Object, "not-a-map", "status")
-	res, err := client(bad).List(ctx, jobs.ListOptions{})
+	res, err := client(bad).List(ctx, jobclient.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Jobs) != 1 || res.Jobs[0].Summary.Status.State != job.Unknown || res.Jobs[0].Summary.Status.Reason != "Unreadable" {
+	if len(res.Jobs) != 1 || res.Jobs[0].Summary.Status.State != jobmodel.Unknown || res.Jobs[0].Summary.Status.Reason != "Unreadable" {
 		t.Errorf("jobs %+v", res.Jobs)
 	}
 }
 
 func TestParseRef(t *testing.T) {
-	reg := jobstest.Registry()
+	reg := jobclienttest.Registry()
 	tests := []struct {
 		arg, kind string
 		want      string
@@ -322,7 +322,7 @@ func TestParseRef(t *testing.T) {
 		{arg: "tf/a/b", usage: `"tf/a/b": a job is NAME or KIND/NAME`},
 	}
 	for _, tt := range tests {
-		ref, err := jobs.ParseRef(reg, tt.arg, tt.kind)
+		ref, err := jobclient.ParseRef(reg, tt.arg, tt.kind)
 		if tt.usage != "" {
 			if exit.Code(err) != exit.Usage || err.Error() != tt.usage {
 				t.Errorf("ParseRef(%q, %q) error %v (code %d), want usage error %q", tt.arg, tt.kind, err, exit.Code(err), tt.usage)
@@ -336,41 +336,41 @@ func TestParseRef(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
-	objs := append(fixtures(), jobstest.Job{Kind: "PyTorchJob", Name: "mnist", Created: t0}.Object())
+	objs := append(fixtures(), jobclienttest.Job{APIKind: "PyTorchJob", Name: "mnist", Created: t0}.Object())
 	tf, pt := kind(t, "tf"), kind(t, "pytorch")
 
-	k, obj, err := client(objs...).Find(ctx, "team-a", jobs.Ref{Name: "resnet"})
+	k, obj, err := client(objs...).Find(ctx, "team-a", jobclient.Ref{Name: "resnet"})
 	if err != nil || k.Name() != "pytorch" || obj.GetName() != "resnet" {
 		t.Errorf("Find(resnet) = %v, %v, %v", k, obj, err)
 	}
-	_, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Name: "mnist"})
+	_, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Name: "mnist"})
 	if exit.Code(err) != exit.Usage || err.Error() != "there are 2 jobs named mnist in namespace team-a (pytorch/mnist, tf/mnist): name one as KIND/NAME or with --kind" {
 		t.Errorf("Find(mnist) in two kinds: %v", err)
 	}
-	if k, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Kind: tf, Name: "mnist"}); err != nil || k.Name() != tf.Name() {
+	if k, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Kind: tf, Name: "mnist"}); err != nil || k.Name() != tf.Name() {
 		t.Errorf("Find(tf/mnist) = %v, %v", k, err)
 	}
-	_, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Name: "ghost"})
+	_, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Name: "ghost"})
 	if exit.Code(err) != exit.NotFound || err.Error() != "job ghost not found in namespace team-a" {
 		t.Errorf("Find(ghost): %v", err)
 	}
-	_, _, err = client(objs...).Find(ctx, "team-a", jobs.Ref{Kind: pt, Name: "ghost"})
+	_, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Kind: pt, Name: "ghost"})
 	if exit.Code(err) != exit.NotFound || err.Error() != "job pytorch/ghost not found in namespace team-a" {
 		t.Errorf("Find(pytorch/ghost): %v", err)
 	}
 }
 
 func TestFindSkipsKindsNotInstalledUnlessAskedFor(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures()...)
-	jobstest.NotInstalled(dyn, "pytorchjobs")
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
-	if k, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+	dyn := jobclienttest.Dynamic(fixtures()...)
+	jobclienttest.NotInstalled(dyn, "pytorchjobs")
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
+	if k, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
 		t.Errorf("Find(mnist) = %v, %v", k, err)
 	}
-	if _, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "ghost"}); exit.Code(err) != exit.NotFound {
+	if _, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "ghost"}); exit.Code(err) != exit.NotFound {
 		t.Errorf("Find(ghost) = %v, want not found", err)
 	}
-	_, _, err := c.Find(ctx, "team-a", jobs.Ref{Kind: kind(t, "pytorch"), Name: "resnet"})
+	_, _, err := c.Find(ctx, "team-a", jobclient.Ref{Kind: kind(t, "pytorch"), Name: "resnet"})
 	if err == nil || err.Error() != "PyTorchJob (kubeflow.org/v1) is not installed on this cluster" ||
 		exit.Hint(err) != "install the Kubeflow training-operator (v1), which serves it" {
 		t.Errorf("Find(pytorch/resnet) = %v (hint %q)", err, exit.Hint(err))
@@ -378,15 +378,15 @@ func TestFindSkipsKindsNotInstalledUnlessAskedFor(t *testing.T) {
 }
 
 func TestFindKeepsAJobWhenAnotherKindIsForbidden(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures()...)
+	dyn := jobclienttest.Dynamic(fixtures()...)
 	dyn.PrependReactor("get", "pytorchjobs", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "kubeflow.org", Resource: "pytorchjobs"}, "mnist", errors.New("no"))
 	})
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
-	if k, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
+	if k, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
 		t.Errorf("Find(mnist) = %v, %v", k, err)
 	}
-	if _, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "ghost"}); !apierrors.IsForbidden(err) {
+	if _, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "ghost"}); !apierrors.IsForbidden(err) {
 		t.Errorf("Find(ghost) = %v, want the forbidden error: the job may be a PyTorchJob", err)
 	}
 }
@@ -395,10 +395,10 @@ func TestFindKeepsAJobWhenAnotherKindIsForbidden(t *testing.T) {
 // one per kind and not "not found"; "not found" is said only when no kind
 // was refused.
 func TestFindWhenKindsAreRefused(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures()...)
-	jobstest.Refuse(dyn, "get", "*")
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
-	_, _, err := c.Find(ctx, "team-b", jobs.Ref{Name: "a1"})
+	dyn := jobclienttest.Dynamic(fixtures()...)
+	jobclienttest.Refuse(dyn, "get", "*")
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
+	_, _, err := c.Find(ctx, "team-b", jobclient.Ref{Name: "a1"})
 	want := "you may not read jobs in namespace team-b: get is forbidden on colossalaijobs.batch.tensorstack.dev, jaxjobs.kubeflow.org, " +
 		"jobs.batch.volcano.sh, mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, xgboostjobs.kubeflow.org"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || !apierrors.IsForbidden(err) {
@@ -407,20 +407,20 @@ func TestFindWhenKindsAreRefused(t *testing.T) {
 	if !strings.Contains(exit.Hint(err), "easyai doctor -n team-b") {
 		t.Errorf("hint %q", exit.Hint(err))
 	}
-	_, _, err = c.Find(ctx, "team-b", jobs.Ref{Kind: kind(t, "tf"), Name: "a1"})
+	_, _, err = c.Find(ctx, "team-b", jobclient.Ref{Kind: kind(t, "tf"), Name: "a1"})
 	if err == nil || err.Error() != "you may not read tfjobs in namespace team-b: get is forbidden on tfjobs.kubeflow.org" || exit.Code(err) != exit.Error {
 		t.Errorf("Find(tf/a1) = %v (exit %d)", err, exit.Code(err))
 	}
 
-	dyn = jobstest.Dynamic(fixtures()...)
-	jobstest.Refuse(dyn, "get", "colossalaijobs")
-	c = &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
-	_, _, err = c.Find(ctx, "team-a", jobs.Ref{Name: "ghost"})
+	dyn = jobclienttest.Dynamic(fixtures()...)
+	jobclienttest.Refuse(dyn, "get", "colossalaijobs")
+	c = &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
+	_, _, err = c.Find(ctx, "team-a", jobclient.Ref{Name: "ghost"})
 	want = "job ghost not found in namespace team-a among the kinds you may read; you may not read colossalaijobs.batch.tensorstack.dev there"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error {
 		t.Errorf("Find(ghost) = %v (exit %d)\nwant %s", err, exit.Code(err), want)
 	}
-	if k, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+	if k, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
 		t.Errorf("Find(mnist) = %v, %v", k, err)
 	}
 }
@@ -428,13 +428,13 @@ func TestFindWhenKindsAreRefused(t *testing.T) {
 // A failure that is not an answer (a dead cluster) is one error, of the
 // same kind on every run.
 func TestFindFailsWithOneError(t *testing.T) {
-	dyn := jobstest.Dynamic()
+	dyn := jobclienttest.Dynamic()
 	dyn.PrependReactor("get", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("dial tcp 127.0.0.1:1: connect: connection refused (%s)", a.GetResource().Resource)
 	})
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
 	for range 5 {
-		_, _, err := c.Find(ctx, "team-a", jobs.Ref{Name: "a1"})
+		_, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "a1"})
 		want := "getting colossalai/a1: dial tcp 127.0.0.1:1: connect: connection refused (colossalaijobs)"
 		if err == nil || err.Error() != want {
 			t.Fatalf("Find(a1) = %v\nwant %s", err, want)
@@ -443,26 +443,26 @@ func TestFindFailsWithOneError(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
-	obj := jobstest.Job{Name: "mnist", Created: t0, User: "alice@corp",
+	obj := jobclienttest.Job{Name: "mnist", Created: t0, User: "alice@corp",
 		Request:    `{"image":"example.com/train:2","command":["python","train.py"],"workers":2}`,
-		Roles:      []jobstest.Role{{Type: kubeflowv1.TFJobReplicaTypePS, Replicas: 1, Active: 1}, worker(2, 1, 1)},
+		Roles:      []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypePS, Replicas: 1, Active: 1}, worker(2, 1, 1)},
 		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}, Started: at(time.Minute)}.Object()
-	ps := jobstest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, t0)
-	w0 := jobstest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
-	w1 := jobstest.Pod("team-a", "mnist", "worker", 1, corev1.PodPending, t0)
+	ps := jobclienttest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, t0)
+	w0 := jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
+	w1 := jobclienttest.Pod("team-a", "mnist", "worker", 1, corev1.PodPending, t0)
 	w1.Spec.NodeName = ""
 	w1.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/4 nodes are available"}}
-	other := jobstest.Pod("team-a", "other", "worker", 0, corev1.PodRunning, t0)
+	other := jobclienttest.Pod("team-a", "other", "worker", 0, corev1.PodRunning, t0)
 	kube := kubefake.NewClientset(ps, w0, w1, other,
-		jobstest.Warning("team-a", "e1", "Pod", "mnist-worker-1", "FailedScheduling", "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.", 3, t0.Add(5*time.Minute)),
-		jobstest.Warning("team-a", "e2", "TFJob", "mnist", "SettedPodTemplateRestartPolicy", "Restart policy in pod template will be overwritten", 1, t0.Add(time.Minute)),
-		jobstest.Warning("team-a", "e3", "PodGroup", "mnist", "Unschedulable", "1/3 tasks in gang unschedulable", 1, t0.Add(2*time.Minute)),
-		jobstest.Warning("team-a", "e4", "Pod", "other-worker-0", "BackOff", "not ours", 1, t0),
-		jobstest.Warning("team-b", "e5", "TFJob", "mnist", "Other", "another namespace", 1, t0),
+		jobclienttest.Warning("team-a", "e1", "Pod", "mnist-worker-1", "FailedScheduling", "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.", 3, t0.Add(5*time.Minute)),
+		jobclienttest.Warning("team-a", "e2", "TFJob", "mnist", "SettedPodTemplateRestartPolicy", "Restart policy in pod template will be overwritten", 1, t0.Add(time.Minute)),
+		jobclienttest.Warning("team-a", "e3", "PodGroup", "mnist", "Unschedulable", "1/3 tasks in gang unschedulable", 1, t0.Add(2*time.Minute)),
+		jobclienttest.Warning("team-a", "e4", "Pod", "other-worker-0", "BackOff", "not ours", 1, t0),
+		jobclienttest.Warning("team-b", "e5", "TFJob", "mnist", "Other", "another namespace", 1, t0),
 		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e6", Namespace: "team-a"}, Type: corev1.EventTypeNormal, Reason: "Scheduled",
 			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "mnist-worker-0"}},
 	)
-	c := &jobs.Client{Dynamic: jobstest.Dynamic(obj), Kube: kube, Kinds: jobstest.Registry(), GPUResource: "nvidia.com/gpu"}
+	c := &jobclient.Client{Dynamic: jobclienttest.Dynamic(obj), Kube: kube, Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu"}
 	d, err := c.Describe(ctx, kind(t, "tf"), obj)
 	if err != nil {
 		t.Fatal(err)
@@ -499,7 +499,7 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestDescribeReadsImageAndCommandFromTheFirstRole(t *testing.T) {
-	obj := jobstest.Job{Name: "handmade", External: true, Created: t0, Roles: []jobstest.Role{
+	obj := jobclienttest.Job{Name: "handmade", External: true, Created: t0, Roles: []jobclienttest.Role{
 		{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 2, Image: "worker:1", Command: []string{"python", "worker.py"}},
 		{Type: kubeflowv1.TFJobReplicaTypePS, Replicas: 1, Image: "ps:1", Command: []string{"python", "ps.py"}},
 	}}.Object()
@@ -515,8 +515,8 @@ func TestDescribeReadsImageAndCommandFromTheFirstRole(t *testing.T) {
 }
 
 func TestDelete(t *testing.T) {
-	dyn := jobstest.Dynamic(fixtures()...)
-	c := &jobs.Client{Dynamic: dyn, Kinds: jobstest.Registry()}
+	dyn := jobclienttest.Dynamic(fixtures()...)
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
 	if err := c.Delete(ctx, kind(t, "tf"), "team-a", "mnist"); err != nil {
 		t.Fatal(err)
 	}
@@ -527,18 +527,18 @@ func TestDelete(t *testing.T) {
 	if err := c.Delete(ctx, kind(t, "tf"), "team-a", "mnist"); exit.Code(err) != exit.NotFound || err.Error() != "job tf/mnist not found in namespace team-a" {
 		t.Errorf("second delete: %v", err)
 	}
-	jobstest.NotInstalled(dyn, "pytorchjobs")
+	jobclienttest.NotInstalled(dyn, "pytorchjobs")
 	if err := c.Delete(ctx, kind(t, "pytorch"), "team-a", "resnet"); exit.Hint(err) == "" {
 		t.Errorf("delete of a kind not installed: %v, want the hint", err)
 	}
 }
 
 func TestDocuments(t *testing.T) {
-	res, err := client(fixtures()...).List(ctx, jobs.ListOptions{Namespace: "team-b"})
+	res, err := client(fixtures()...).List(ctx, jobclient.ListOptions{Namespace: "team-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := json.Marshal(jobs.ListOf(res.Jobs, now))
+	data, err := json.Marshal(jobclient.ListOf(res.Jobs, now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,13 +550,13 @@ func TestDocuments(t *testing.T) {
 	if got := string(data); got != want {
 		t.Errorf("JobList\n%s\nwant\n%s", got, want)
 	}
-	empty, _ := json.Marshal(jobs.ListOf(nil, now))
+	empty, _ := json.Marshal(jobclient.ListOf(nil, now))
 	if string(empty) != `{"apiVersion":"easyai.io/v1","kind":"JobList","items":[]}` {
 		t.Errorf("empty JobList %s", empty)
 	}
 
-	d := &jobs.Details{Kind: res.Jobs[0].Kind, Summary: res.Jobs[0].Summary}
-	doc, err := json.Marshal(jobs.DocumentOf(d, now))
+	d := &jobclient.Details{Kind: res.Jobs[0].Kind, Summary: res.Jobs[0].Summary}
+	doc, err := json.Marshal(jobclient.DocumentOf(d, now))
 	if err != nil {
 		t.Fatal(err)
 	}
