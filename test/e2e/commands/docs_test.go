@@ -273,8 +273,8 @@ func runsEasyai(cmds []docCommand) bool {
 }
 
 // exampleNamed returns the example job file (examples/*/job.yaml) whose
-// job is called name, or the TF example's when none is.
-func exampleNamed(t *testing.T, root, name string) string {
+// job is called name, or the TF example's when none is, and its kind.
+func exampleNamed(t *testing.T, root, name string) (file, kind string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "job.yaml"))
 	if err != nil {
@@ -285,12 +285,12 @@ func exampleNamed(t *testing.T, root, name string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var job struct{ Name string }
+		var job struct{ Kind, Name string }
 		if err := yaml.Unmarshal(data, &job); err == nil && job.Name == name {
-			return f
+			return f, job.Kind
 		}
 	}
-	return filepath.Join(root, "examples", "tf-mnist", "job.yaml")
+	return filepath.Join(root, "examples", "tf-mnist", "job.yaml"), "tf"
 }
 
 // startDocJob submits the example job called name (exampleNamed), without
@@ -300,9 +300,16 @@ func exampleNamed(t *testing.T, root, name string) string {
 // port 6006 with "tensorboard of NAME".
 func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string) {
 	t.Helper()
-	easyai.Run(t, "submit", "-n", ns, "-f", exampleNamed(t, root, name), "--name", name,
+	file, kind := exampleNamed(t, root, name)
+	args := []string{"submit", kind, "-n", ns, "-f", file, "--name", name,
 		"--set", "resources.gpus=0,resources.cpu=1,resources.memory=1Gi",
-		"--annotation", `easyai.io/endpoints={"tensorboard":{"port":6006}}`).MustSucceed(t)
+		"--annotation", `easyai.io/endpoints={"tensorboard":{"port":6006}}`}
+	if kind == "colossalai" {
+		// Volcano runs it here. T9k's ColossalAIJob, which another test
+		// serves for a while, has no controller on the local cluster.
+		args = append(args, "--backend", "volcano")
+	}
+	easyai.Run(t, args...).MustSucceed(t)
 	easyai.Run(t, "wait", name, "-n", ns, "--for", "running", "--timeout", "90s").MustSucceed(t)
 	var pods []corev1.Pod
 	cluster.Eventually(t, 90*time.Second, "the pods of "+name+" running", func(ctx context.Context) (bool, error) {
