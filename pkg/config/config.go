@@ -1,23 +1,20 @@
 // Package config reads and writes easyai's own settings: the file
 // $XDG_CONFIG_HOME/easyai/config.yaml (or --config), overridden by EASYAI_*
 // environment variables, overridden in turn by command flags.
+//
+// Every value is checked where it is read, and an error names where the
+// value came from: the file and its line, the environment variable, or the
+// command line of "easyai config set".
 package config
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
-	"github.com/spf13/viper"
-	"sigs.k8s.io/yaml"
-
-	"github.com/easyai-dev/easyai/pkg/userfile"
+	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
 // The keys easyai reads. EASYAI_<KEY> overrides each, with "-" as "_"
@@ -34,7 +31,7 @@ const (
 // Keys lists every key with what it means, for help and validation.
 var Keys = map[string]string{
 	KeyImage:         "image of jobs submitted without --image",
-	KeyGPUResource:   "the extended resource GPUs are requested as",
+	KeyGPUResource:   "the extended resource GPUs are requested as (default " + DefaultGPUResource + ")",
 	KeyQueue:         "queue of jobs submitted without --queue (Volcano queue for gang scheduling)",
 	KeyPriorityClass: "priority class of jobs submitted without --priority",
 	KeyLabels:        "labels added to every job (a map; on the command line k=v,k2=v2)",
@@ -55,6 +52,50 @@ type Config struct {
 
 	// Path is the file the configuration was read from (and is written to).
 	Path string `json:"-"`
+	// Warnings are what the file holds that easyai ignores (unknown keys),
+	// one sentence each, for the caller to show once.
+	Warnings []string `json:"-"`
+}
+
+// Get returns the value of key in c: a string, or the labels' map (never
+// nil). ok is false for an unknown key.
+func (c *Config) Get(key string) (value any, ok bool) {
+	switch key {
+	case KeyImage:
+		return c.Image, true
+	case KeyGPUResource:
+		return c.GPUResource, true
+	case KeyQueue:
+		return c.Queue, true
+	case KeyPriorityClass:
+		return c.PriorityClass, true
+	case KeyFetcherImage:
+		return c.FetcherImage, true
+	case KeyLabels:
+		if c.Labels == nil {
+			return map[string]string{}, true
+		}
+		return c.Labels, true
+	}
+	return nil, false
+}
+
+// set stores one checked value (a string, or the labels' map) into c.
+func (c *Config) set(key string, value any) {
+	switch key {
+	case KeyImage:
+		c.Image = value.(string)
+	case KeyGPUResource:
+		c.GPUResource = value.(string)
+	case KeyQueue:
+		c.Queue = value.(string)
+	case KeyPriorityClass:
+		c.PriorityClass = value.(string)
+	case KeyFetcherImage:
+		c.FetcherImage = value.(string)
+	case KeyLabels:
+		c.Labels = value.(map[string]string)
+	}
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/easyai/config.yaml (~/.config/... when unset).
@@ -68,132 +109,98 @@ func DefaultPath() string {
 	return filepath.Join(dir, "easyai", "config.yaml")
 }
 
-func newViper(path string) *viper.Viper {
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	v.SetEnvPrefix("EASYAI")
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	v.AutomaticEnv()
-	v.SetDefault(KeyGPUResource, DefaultGPUResource)
-	return v
+// EnvName is the environment variable that overrides key: EASYAI_GPU_RESOURCE.
+func EnvName(key string) string {
+	return "EASYAI_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
 }
 
-// Load reads the configuration at path ("" for the default path). A missing
-// file is an empty configuration, not an error.
-func Load(path string) (*Config, error) {
-	if path == "" {
-		path = DefaultPath()
-	}
-	v := newViper(path)
-	data, err := readFile(path)
+// Load reads the configuration: the file --config names (configFlag; it
+// must exist), or the default file (missing, it is an empty
+// configuration), then the EASYAI_* variables over it. A file that does not
+// parse, or any bad value, is a usage error (exit 2) naming the file and
+// line or the variable; unknown keys in the file are only warnings.
+func Load(configFlag string) (*Config, error) {
+	file := fileFor(configFlag)
+	c := &Config{GPUResource: DefaultGPUResource, Path: file.path}
+	data, exists, err := file.read()
 	if err != nil {
 		return nil, err
 	}
-	if data != nil {
-		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
+	if !exists && file.explicit {
+		return nil, file.missing()
+	}
+	if exists {
+		settings, err := file.settings(data)
+		if err != nil {
+			return nil, err
 		}
+		for key, value := range settings.values {
+			c.set(key, value)
+		}
+		c.Warnings = settings.warnings
 	}
-	labels, err := labelsOf(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Config{
-		Image:         v.GetString(KeyImage),
-		GPUResource:   v.GetString(KeyGPUResource),
-		Queue:         v.GetString(KeyQueue),
-		PriorityClass: v.GetString(KeyPriorityClass),
-		Labels:        labels,
-		FetcherImage:  v.GetString(KeyFetcherImage),
-		Path:          path,
-	}, nil
-}
-
-// readFile reads the configuration file, bounded (--config /dev/zero would
-// be read without end): nil for a missing file.
-func readFile(path string) ([]byte, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err := userfile.CheckRegular("--config", path, userfile.ConfigLimit); err != nil {
-		return nil, err
-	}
-	return userfile.Read(context.Background(), "--config", path, userfile.ConfigLimit, nil)
-}
-
-// labelsOf reads labels as a map from the file, or as "k=v,..." from the environment.
-func labelsOf(v *viper.Viper) (map[string]string, error) {
-	if s, ok := v.Get(KeyLabels).(string); ok {
-		return ParseLabels(s)
-	}
-	m := v.GetStringMapString(KeyLabels)
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return m, nil
-}
-
-// ParseLabels parses "k=v,k2=v2".
-func ParseLabels(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
+	for _, key := range KeyNames() {
+		name := EnvName(key)
+		raw := os.Getenv(name)
+		if raw == "" {
 			continue
 		}
-		k, val, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("labels: %q is not KEY=VALUE", kv)
-		}
-		out[k] = val
-	}
-	return out, nil
-}
-
-// Set writes one key into the configuration file at path, keeping the others.
-func Set(path, key, value string) error {
-	if _, ok := Keys[key]; !ok {
-		return fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(KeyNames(), ", "))
-	}
-	doc := map[string]any{}
-	data, err := readFile(path)
-	switch {
-	case err != nil:
-		return err
-	case data != nil:
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
-		}
-		if doc == nil {
-			doc = map[string]any{}
-		}
-	}
-	if key == KeyLabels {
-		labels, err := ParseLabels(value)
+		value, err := ParseValue(key, raw)
 		if err != nil {
-			return err
+			return nil, exit.UsageErrorf("%s %q: %v", name, raw, err)
 		}
-		doc[key] = labels
-	} else {
-		doc[key] = value
+		c.set(key, value)
 	}
-	out, err := yaml.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, out, 0o644)
+	return c, nil
 }
 
 // KeyNames returns the known keys, sorted.
 func KeyNames() []string {
-	names := make([]string, 0, len(Keys))
-	for k := range Keys {
-		names = append(names, k)
+	return slices.Sorted(maps.Keys(Keys))
+}
+
+// CheckKey fails (exit 2) unless key is known, suggesting the key it
+// probably means.
+func CheckKey(key string) error {
+	if _, ok := Keys[key]; ok {
+		return nil
 	}
-	sort.Strings(names)
-	return names
+	if near := suggestKey(key); near != "" {
+		return exit.UsageErrorf("unknown key %q: did you mean %q? (known keys: %s)", key, near, strings.Join(KeyNames(), ", "))
+	}
+	return exit.UsageErrorf("unknown key %q (known keys: %s)", key, strings.Join(KeyNames(), ", "))
+}
+
+// suggestKey is the known key closest to name: at most two edits away, or
+// one it starts; "" when none is.
+func suggestKey(name string) string {
+	best, bestDistance := "", 3
+	for _, key := range KeyNames() {
+		d := editDistance(strings.ToLower(name), key)
+		if d < bestDistance || (best == "" && name != "" && strings.HasPrefix(key, strings.ToLower(name))) {
+			best, bestDistance = key, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

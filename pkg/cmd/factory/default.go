@@ -3,6 +3,7 @@ package factory
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -40,7 +41,17 @@ func New() *cmdutil.Factory {
 	// must not hang easyai.
 	defaultTimeout := kube.DefaultRequestTimeout.String()
 	f.ConfigFlags.Timeout = &defaultTimeout
-	f.Config = sync.OnceValues(func() (*config.Config, error) { return config.Load(f.ConfigPath) })
+	// Loaded once per run, so that its warnings (unknown keys) show once.
+	f.Config = sync.OnceValues(func() (*config.Config, error) {
+		c, err := config.Load(f.ConfigPath)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range c.Warnings {
+			fmt.Fprintf(f.IOStreams.ErrOut, "Warning: %s\n", w)
+		}
+		return c, nil
+	})
 	f.RESTConfig = sync.OnceValues(func() (*rest.Config, error) {
 		if err := cmdutil.CheckKubeconfig(f.ConfigFlags); err != nil {
 			return nil, err

@@ -138,3 +138,25 @@ func TestDeadClusterIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// The configuration is read once per run: an unknown key in it is one
+// warning on stderr, however many parts of the command ask for it.
+func TestConfigurationWarnsOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("image: tf:1\nimgae: tf:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := factory.New()
+	io, _, out, errOut := iostreams.Test()
+	f.IOStreams = io
+	f.ConfigPath = path
+	for range 2 {
+		if c, err := f.Config(); err != nil || c.Image != "tf:1" {
+			t.Fatalf("%+v %v", c, err)
+		}
+	}
+	want := "Warning: --config " + path + ": line 2: unknown key \"imgae\" is ignored (did you mean \"image\"?)\n"
+	if errOut.String() != want || out.Len() != 0 {
+		t.Errorf("stderr %q, stdout %q; want stderr %q", errOut, out, want)
+	}
+}

@@ -46,7 +46,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	var verbosity int
 	var noColor bool
 	cmd := &cobra.Command{
-		Use:   "easyai <command>",
+		Use:   "easyai",
 		Short: "Run distributed training on Kubernetes without writing YAML",
 		Long: `easyai submits distributed training jobs (TensorFlow, PyTorch, MPI,
 XGBoost, Paddle, JAX, Volcano, ColossalAI) to a Kubernetes cluster and works
@@ -76,6 +76,12 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// "submit tff --ps 1": the mistyped kind, not the flag only it has.
+		if c.HasSubCommands() {
+			if argsErr := c.ValidateArgs(c.Flags().Args()); cmdutil.IsUnknownCommand(argsErr) {
+				return argsErr
+			}
+		}
 		return exit.UsageErrorf("%v (see %s --help)", err, c.CommandPath())
 	})
 
@@ -94,6 +100,8 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 			cmd.AddCommand(sub)
 		}
 	}
+	cmdutil.RejectUnknownSubcommands(cmd)
+	cmd.SetHelpCommand(newCmdHelp(cmd))
 	cmd.SetHelpCommandGroupID("settings")
 	cmd.SetCompletionCommandGroupID("settings")
 	return cmd
@@ -211,6 +219,10 @@ func classify(err error) error {
 	}
 	if apierrors.IsForbidden(err) && exit.Hint(err) == "" {
 		return exit.WithHint(err, `"easyai doctor" shows what you may do in the namespace, and what you may not`)
+	}
+	var coded *exit.CodedError
+	if errors.As(err, &coded) {
+		return err
 	}
 	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument"} {
 		if strings.HasPrefix(msg, prefix) {

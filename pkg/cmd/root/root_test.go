@@ -3,9 +3,14 @@ package root
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,6 +40,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"version", "extra"},
 		{"submit", "tf", "--workers", "many"},
 		{"completion", "tcsh"},
+		{"config", "foo"},
+		{"config", "get"},
+		{"config", "get", "imgae"},
+		{"submit", "tff", "--image", "x"},
 	} {
 		code, _, stderr := run(t, args...)
 		if code != exit.Usage || !strings.HasPrefix(stderr, "Error: ") {
@@ -72,5 +81,109 @@ func TestForbiddenPointsAtDoctor(t *testing.T) {
 	err := classify(fmt.Errorf("exec in worker-0: %w", forbidden))
 	if exit.Code(err) != exit.Error || !strings.Contains(exit.Hint(err), "easyai doctor") {
 		t.Errorf("exit %d, hint %q", exit.Code(err), exit.Hint(err))
+	}
+}
+
+// TestUnknownSubcommands: a mistyped subcommand of any command is exit 2
+// naming it, with the subcommands it is close to, or a hint at the list.
+func TestUnknownSubcommands(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"submit", "tff", "--image", "x"}, "Error: unknown command \"tff\" for \"easyai submit\"\n\nDid you mean this?\n\ttf\n"},
+		// --ps is tf's flag, not submit's: the kind is what is wrong.
+		{[]string{"submit", "tff", "--ps", "1"}, "Error: unknown command \"tff\" for \"easyai submit\"\n\nDid you mean this?\n\ttf\n"},
+		{[]string{"config", "foo"}, "Error: unknown command \"foo\" for \"easyai config\"\nHint: \"easyai config --help\" lists its commands\n"},
+		{[]string{"config", "gte", "image"}, "Error: unknown command \"gte\" for \"easyai config\"\n\nDid you mean this?\n\tget\n"},
+		{[]string{"sbumit"}, "Error: unknown command \"sbumit\" for \"easyai\"\n\nDid you mean this?\n\tsubmit\n"},
+		{[]string{"help", "sbumit"}, "Error: unknown command \"sbumit\" for \"easyai\"\n\nDid you mean this?\n\tsubmit\n"},
+		{[]string{"help", "config", "foo"}, "Error: unknown command \"foo\" for \"easyai config\"\nHint: \"easyai config --help\" lists its commands\n"},
+	} {
+		code, stdout, stderr := run(t, tc.args...)
+		if code != exit.Usage || stdout != "" || stderr != tc.stderr {
+			t.Errorf("easyai %v: exit %d, stdout %q, stderr %q; want exit 2, stderr %q", tc.args, code, stdout, stderr, tc.stderr)
+		}
+	}
+}
+
+// TestEveryCommandWithSubcommandsRejectsUnknownOnes walks the whole tree,
+// so that a command group added later is covered too.
+func TestEveryCommandWithSubcommandsRejectsUnknownOnes(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var groups [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.HasSubCommands() {
+			groups = append(groups, path)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clone(path), sub.Name()))
+		}
+	}
+	walk(NewCmdRoot(factory.New()), nil)
+	if len(groups) < 3 {
+		t.Fatalf("groups %v: want the root, config and submit at least", groups)
+	}
+	for _, path := range groups {
+		code, _, stderr := run(t, append(slices.Clone(path), "zz-no-such")...)
+		want := fmt.Sprintf("unknown command %q for %q", "zz-no-such", strings.Join(append([]string{"easyai"}, path...), " "))
+		if code != exit.Usage || !strings.Contains(stderr, want) {
+			t.Errorf("easyai %v zz-no-such: exit %d, stderr %q; want exit 2 saying %s", path, code, stderr, want)
+		}
+	}
+}
+
+// TestHelpOfCommandGroups: with no argument, a command group prints its
+// help and exits 0, as help does.
+func TestHelpOfCommandGroups(t *testing.T) {
+	for _, args := range [][]string{{}, {"config"}, {"help", "config"}, {"config", "--help"}, {"help", "config", "get"}} {
+		code, stdout, stderr := run(t, args...)
+		if code != 0 || !strings.Contains(stdout, "Usage:") || stderr != "" {
+			t.Errorf("easyai %v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestConfigurationErrors: easyai's settings fail a command that reads them
+// with exit 2, naming the flag, file or variable; unknown keys only warn.
+func TestConfigurationErrors(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.yaml")
+	unknown := filepath.Join(dir, "unknown.yaml")
+	for path, content := range map[string]string{broken: "image: tf:1\n  queue: x\n", unknown: "imgae: tf:1\n"} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := filepath.Join(dir, "missing.yaml")
+	for _, tc := range []struct {
+		env    string
+		args   []string
+		stderr string
+	}{
+		{"", []string{"--config", missing, "config", "view"}, "Error: --config " + missing + ": no such file\nHint: create it with: easyai --config " + missing + " config set KEY VALUE\n"},
+		{"", []string{"--config", broken, "config", "get", "image"}, "Error: --config " + broken + ": line 2: mapping values are not allowed in this context\n"},
+		{"", []string{"--config", broken, "config", "set", "image", "x"}, "Error: --config " + broken + ": line 2: mapping values are not allowed in this context\n"},
+		{"EASYAI_LABELS=a", []string{"config", "view"}, "Error: EASYAI_LABELS \"a\": \"a\" is not KEY=VALUE (want KEY=VALUE[,KEY=VALUE...], e.g. team=vision,cost=42)\n"},
+		{"", []string{"config", "set", "gpu-resource", "bad resource"}, "Error: gpu-resource \"bad resource\": not an extended resource name"},
+	} {
+		if name, value, ok := strings.Cut(tc.env, "="); ok {
+			t.Setenv(name, value)
+		}
+		code, stdout, stderr := run(t, tc.args...)
+		if code != exit.Usage || stdout != "" || !strings.HasPrefix(stderr, tc.stderr) {
+			t.Errorf("%s easyai %v: exit %d, stdout %q, stderr %q; want exit 2, stderr %q", tc.env, tc.args, code, stdout, stderr, tc.stderr)
+		}
+		if name, _, ok := strings.Cut(tc.env, "="); ok {
+			t.Setenv(name, "")
+		}
+	}
+	code, stdout, stderr := run(t, "--config", unknown, "config", "view")
+	want := "Warning: --config " + unknown + ": line 1: unknown key \"imgae\" is ignored (did you mean \"image\"?)\n# " + unknown + "\n"
+	if code != 0 || stderr != want || !strings.Contains(stdout, "gpu-resource: nvidia.com/gpu") {
+		t.Errorf("unknown key: exit %d, stdout %q, stderr %q; want stderr %q", code, stdout, stderr, want)
 	}
 }

@@ -3,12 +3,12 @@ package set
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/config"
-	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
 // Options of config set.
@@ -23,20 +23,20 @@ func NewCmdSet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "set KEY VALUE",
 		Short: "Change a setting in the configuration file",
+		Long: `Change a setting in the configuration file, creating the file if needed.
+The value is checked as easyai will use it; the rest of the file (comments,
+order, other keys) is kept as it is, so "set" also repairs a bad value there.`,
 		Example: `  easyai config set image registry.example.com/pytorch:2.4
   easyai config set gpu-resource amd.com/gpu
-  easyai config set labels team=vision,cost-center=42`,
-		Args:      cmdutil.ExactArgs(2, "a KEY and a VALUE"),
-		ValidArgs: config.KeyNames(),
+  easyai config set labels team=vision,cost-center=42
+  # a team's settings in a file of its own
+  easyai --config team.yaml config set queue research`,
+		Args:              cmdutil.ExactArgs(2, "a KEY and a VALUE"),
+		ValidArgsFunction: completeKey,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Key, o.Value = args[0], args[1]
-			if _, ok := config.Keys[o.Key]; !ok {
-				return exit.UsageErrorf("unknown key %q: known keys are %v", o.Key, config.KeyNames())
-			}
-			if o.Key == config.KeyLabels {
-				if _, err := config.ParseLabels(o.Value); err != nil {
-					return exit.UsageErrorf("%v", err)
-				}
+			if err := config.CheckKey(o.Key); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -47,15 +47,24 @@ func NewCmdSet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	return cmd
 }
 
+// completeKey completes the KEY argument only.
+func completeKey(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
 // Run writes the key into the configuration file.
 func (o *Options) Run() error {
-	path := o.Factory.ConfigPath
-	if path == "" {
-		path = config.DefaultPath()
-	}
-	if err := config.Set(path, o.Key, o.Value); err != nil {
+	path, err := config.Set(o.Factory.ConfigPath, o.Key, o.Value)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Factory.IOStreams.ErrOut, "%s set in %s\n", o.Key, path)
+	errOut := o.Factory.IOStreams.ErrOut
+	fmt.Fprintf(errOut, "%s set in %s\n", o.Key, path)
+	if env := config.EnvName(o.Key); os.Getenv(env) != "" {
+		fmt.Fprintf(errOut, "Warning: %s is set in the environment and overrides the file\n", env)
+	}
 	return nil
 }
