@@ -6,9 +6,15 @@ package charts
 import (
 	"embed"
 	"io/fs"
+	"path"
 )
 
-//go:embed all:easyai-lib all:tfjob all:pytorchjob all:mpijob all:xgboostjob all:paddlejob all:jaxjob all:volcano all:colossalai all:colossalai-volcano
+// Every folder here is embedded, so that a new chart needs no line of its
+// own; "all:" keeps the files whose names begin with _ or . (_helpers.tpl,
+// .helmignore), which a plain pattern leaves out. This file is embedded too:
+// Names and Get only ever look at folders.
+//
+//go:embed all:*
 var files embed.FS
 
 // Get returns the chart folder of the given name ("tfjob").
@@ -22,3 +28,22 @@ func Get(name string) fs.FS {
 
 // Library is the shared library chart.
 func Library() fs.FS { return Get("easyai-lib") }
+
+// Names lists the embedded chart folders (those holding a Chart.yaml),
+// sorted.
+func Names() []string {
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		panic(err) // the embedded root always reads
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(files, path.Join(e.Name(), "Chart.yaml")); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
