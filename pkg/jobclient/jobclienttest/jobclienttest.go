@@ -65,7 +65,7 @@ type Role struct {
 
 // Job describes a training-operator job; Object builds it.
 type Job struct {
-	APIKind      string // "TFJob" (default) or "PyTorchJob"
+	APIKind   string // "TFJob" (default) or "PyTorchJob"
 	Namespace string // default "team-a"
 	Name      string
 	Created   time.Time

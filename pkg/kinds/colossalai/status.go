@@ -25,7 +25,7 @@ const (
 
 // listed is what list reads of a ColossalAIJob, decoded straight from JSON.
 type listed struct {
-	Kind     string         `json:"kind"`
+	Kind     string              `json:"kind"`
 	Metadata jobmodel.ObjectMeta `json:"metadata"`
 	Spec     struct {
 		Launcher struct {

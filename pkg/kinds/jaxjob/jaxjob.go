@@ -20,7 +20,7 @@ type Kind struct{ kubeflow.Base }
 // Shape is how JAXJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
 	Name: "jax", Aliases: []string{"jaxjob"}, Chart: "jaxjob",
-	New:  func() runtime.Object { return &kubeflowv1.JAXJob{} },
+	New:     func() runtime.Object { return &kubeflowv1.JAXJob{} },
 	APIKind: kubeflowv1.JAXJobKind, Plural: kubeflowv1.JAXJobPlural, ReplicaSpecsField: "jaxReplicaSpecs",
 	Roles: []string{string(kubeflowv1.JAXJobReplicaTypeWorker)},
 }

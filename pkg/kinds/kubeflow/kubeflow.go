@@ -96,7 +96,7 @@ func StrictDecode(obj *unstructured.Unstructured, into runtime.Object) (runtime.
 // only its replica count and the resources of its containers.
 type listed struct {
 	Kind     string                     `json:"kind"`
-	Metadata jobmodel.ObjectMeta             `json:"metadata"`
+	Metadata jobmodel.ObjectMeta        `json:"metadata"`
 	Spec     map[string]json.RawMessage `json:"spec"`
 	Status   kubeflowv1.JobStatus       `json:"status"`
 }

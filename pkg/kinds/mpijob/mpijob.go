@@ -21,7 +21,7 @@ type Kind struct{ kubeflow.Base }
 // Shape is how MPIJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
 	Name: "mpi", Aliases: []string{"mpijob"}, Chart: "mpijob",
-	New:  func() runtime.Object { return &kubeflowv1.MPIJob{} },
+	New:     func() runtime.Object { return &kubeflowv1.MPIJob{} },
 	APIKind: kubeflowv1.MPIJobKind, Plural: kubeflowv1.MPIJobPlural, ReplicaSpecsField: "mpiReplicaSpecs",
 	Roles: []string{string(kubeflowv1.MPIJobReplicaTypeLauncher), string(kubeflowv1.MPIJobReplicaTypeWorker)},
 }

@@ -21,7 +21,7 @@ type Kind struct{ kubeflow.Base }
 // Shape is how PaddleJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
 	Name: "paddle", Aliases: []string{"paddlejob", "paddlepaddle"}, Chart: "paddlejob",
-	New:  func() runtime.Object { return &kubeflowv1.PaddleJob{} },
+	New:     func() runtime.Object { return &kubeflowv1.PaddleJob{} },
 	APIKind: kubeflowv1.PaddleJobKind, Plural: kubeflowv1.PaddleJobPlural, ReplicaSpecsField: "paddleReplicaSpecs",
 	Roles: []string{string(kubeflowv1.PaddleJobReplicaTypeMaster), string(kubeflowv1.PaddleJobReplicaTypeWorker)},
 }

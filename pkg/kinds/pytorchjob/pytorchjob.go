@@ -20,7 +20,7 @@ type Kind struct{ kubeflow.Base }
 // Shape is how PyTorchJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
 	Name: "pytorch", Aliases: []string{"pytorchjob", "torch"}, Chart: "pytorchjob",
-	New:  func() runtime.Object { return &kubeflowv1.PyTorchJob{} },
+	New:     func() runtime.Object { return &kubeflowv1.PyTorchJob{} },
 	APIKind: kubeflowv1.PyTorchJobKind, Plural: "pytorchjobs", ReplicaSpecsField: "pytorchReplicaSpecs",
 	Roles: []string{"Master", "Worker"},
 }

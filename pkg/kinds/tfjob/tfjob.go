@@ -18,7 +18,7 @@ type Kind struct{ kubeflow.Base }
 // Shape is how TFJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
 	Name: "tf", Aliases: []string{"tfjob", "tensorflow"}, Chart: "tfjob",
-	New:  func() runtime.Object { return &kubeflowv1.TFJob{} },
+	New:     func() runtime.Object { return &kubeflowv1.TFJob{} },
 	APIKind: kubeflowv1.TFJobKind, Plural: "tfjobs", ReplicaSpecsField: "tfReplicaSpecs",
 	Roles: []string{"Chief", "Master", "PS", "Worker", "Evaluator"},
 }

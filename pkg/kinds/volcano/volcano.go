@@ -314,7 +314,7 @@ func contains(list []string, s string) bool {
 
 // listed is what list reads of a Volcano Job, decoded straight from JSON.
 type listed struct {
-	Kind     string         `json:"kind"`
+	Kind     string              `json:"kind"`
 	Metadata jobmodel.ObjectMeta `json:"metadata"`
 	Spec     struct {
 		MinAvailable int32 `json:"minAvailable"`

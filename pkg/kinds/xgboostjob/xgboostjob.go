@@ -20,7 +20,7 @@ type Kind struct{ kubeflow.Base }
 // Shape is how XGBoostJob differs from the other training-operator kinds.
 var Shape = kubeflow.Shape{
 	Name: "xgboost", Aliases: []string{"xgboostjob"}, Chart: "xgboostjob",
-	New:  func() runtime.Object { return &kubeflowv1.XGBoostJob{} },
+	New:     func() runtime.Object { return &kubeflowv1.XGBoostJob{} },
 	APIKind: kubeflowv1.XGBoostJobKind, Plural: kubeflowv1.XGBoostJobPlural, ReplicaSpecsField: "xgbReplicaSpecs",
 	Roles: []string{string(kubeflowv1.XGBoostJobReplicaTypeMaster), string(kubeflowv1.XGBoostJobReplicaTypeWorker)},
 }
