@@ -5,6 +5,8 @@
 package pytorchjob
 
 import (
+	"regexp"
+
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,6 +30,10 @@ var Shape = kubeflow.Shape{
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
 
+// nprocPerNode is what torchrun's --nproc-per-node takes (as the chart
+// checks it): a count of processes, or auto, cpu or gpu.
+var nprocPerNode = regexp.MustCompile(`^([1-9][0-9]*|auto|cpu|gpu)$`)
+
 // SubmitFlags adds PyTorch's own flags: processes per node and elastic bounds.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	var nproc string
@@ -47,6 +53,9 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			}
 		}
 		if nproc != "" {
+			if !nprocPerNode.MatchString(nproc) {
+				return nil, exit.UsageErrorf("--nproc-per-node %q: must be a number of processes (1 or more), auto, cpu or gpu", nproc)
+			}
 			values["nprocPerNode"] = nproc
 		}
 		if elasticMin != 0 || elasticMax != 0 {
