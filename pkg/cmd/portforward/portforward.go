@@ -57,7 +57,7 @@ connections). Stop with Ctrl-C.`,
 		Example: `  easyai port-forward mnist :6006
   easyai port-forward tf/mnist --task worker-1 8080:80 9090
   easyai port-forward mnist --address 0.0.0.0 6006`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumArgs(1, "a job (NAME or KIND/NAME) and the ports to forward ([LOCAL:]REMOTE...)"),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
