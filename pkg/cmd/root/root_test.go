@@ -1,10 +1,13 @@
 package root
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -15,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -52,15 +56,70 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}
 }
 
+// TestVersionAndCompletion: version prints the build's version, commit and
+// date, the Go version and the platform, as a line and as a JSON document;
+// completion prints, for each shell, a script that registers easyai and
+// asks easyai's hidden __complete command, which offers every subcommand.
 func TestVersionAndCompletion(t *testing.T) {
-	code, out, _ := run(t, "version", "-o", "json")
-	if code != 0 || !strings.Contains(out, `"version"`) {
-		t.Errorf("version -o json: %d %q", code, out)
+	saved := []string{build.Version, build.Commit, build.Date}
+	t.Cleanup(func() { build.Version, build.Commit, build.Date = saved[0], saved[1], saved[2] })
+	goVersion, platform := runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH
+
+	build.Version, build.Commit, build.Date = "v1.2.3", "0123abc", "2026-01-02T03:04:05Z"
+	want := "easyai v1.2.3 (commit 0123abc, built 2026-01-02T03:04:05Z) " + goVersion + " " + platform + "\n"
+	if code, out, errOut := run(t, "version"); code != 0 || out != want || errOut != "" {
+		t.Errorf("version: exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
 	}
-	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
-		code, out, _ := run(t, "completion", shell)
-		if code != 0 || !strings.Contains(out, "easyai") {
-			t.Errorf("completion %s: exit %d, %d bytes", shell, code, len(out))
+	code, out, _ := run(t, "version", "-o", "json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("version -o json: exit %d, %v: %q", code, err, out)
+	}
+	wantDoc := map[string]any{"version": "v1.2.3", "commit": "0123abc", "buildDate": "2026-01-02T03:04:05Z", "goVersion": goVersion, "platform": platform}
+	if !reflect.DeepEqual(doc, wantDoc) {
+		t.Errorf("version -o json: %v, want %v", doc, wantDoc)
+	}
+
+	// A build that knows no commit ("go run" outside a repository).
+	build.Version, build.Commit, build.Date = "dev", "", ""
+	want = "easyai dev " + goVersion + " " + platform + "\n"
+	if code, out, _ := run(t, "version"); code != 0 || out != want {
+		t.Errorf("version without a commit: exit %d, %q; want %q", code, out, want)
+	}
+	_, out, _ = run(t, "version", "-o", "json")
+	doc = nil
+	wantDoc = map[string]any{"version": "dev", "goVersion": goVersion, "platform": platform}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !reflect.DeepEqual(doc, wantDoc) {
+		t.Errorf("version -o json without a commit: %v (%v), want %v", doc, err, wantDoc)
+	}
+
+	// Each script registers the completion of the easyai command and asks
+	// "easyai __complete ..." for the candidates.
+	registers := map[string]string{
+		"bash":       "complete -o default -F __start_easyai easyai",
+		"zsh":        "compdef _easyai easyai",
+		"fish":       "complete -c easyai ",
+		"powershell": "Register-ArgumentCompleter -CommandName 'easyai'",
+	}
+	for shell, line := range registers {
+		code, out, errOut := run(t, "completion", shell)
+		if code != 0 || errOut != "" || !strings.Contains(out, line) || !strings.Contains(out, " __complete ") {
+			t.Errorf("completion %s: exit %d, stderr %q, %d bytes; want a script with %q that calls __complete", shell, code, errOut, len(out), line)
+		}
+	}
+	code, out, _ = run(t, "__complete", "")
+	offered := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		name, _, _ := strings.Cut(line, "\t")
+		offered[name] = true
+	}
+	subcommands := NewCmdRoot(factory.New()).Commands()
+	if code != 0 || len(subcommands) < 10 {
+		t.Fatalf("__complete: exit %d, %d subcommands", code, len(subcommands))
+	}
+	for _, sub := range subcommands {
+		if sub.IsAvailableCommand() && !offered[sub.Name()] {
+			t.Errorf("completing easyai's first argument does not offer %s: %q", sub.Name(), out)
 		}
 	}
 }
