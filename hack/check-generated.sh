@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when a generated or formatted file is stale: docs/cli, docs/man and
-# completions/ (regenerated from the command tree), gofmt, go.mod/go.sum (go
-# mod tidy); or when LICENSE is not the Apache License 2.0 text.
+# completions/ (regenerated from the command tree), the man pages the Homebrew
+# cask installs (.goreleaser.yaml), gofmt, go.mod/go.sum (go mod tidy); or
+# when LICENSE is not the Apache License 2.0 text.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,6 +16,15 @@ go run ./hack/gendocs completions "$tmp/completions"
 diff -r "$tmp/docs" docs/cli >/dev/null || { echo "docs/cli is stale: run make docs" >&2; status=1; }
 diff -r "$tmp/man" docs/man >/dev/null || { echo "docs/man is stale: run make man" >&2; status=1; }
 diff -r "$tmp/completions" completions >/dev/null || { echo "completions/ is stale: run make completions" >&2; status=1; }
+
+# The cask names each man page it installs (Homebrew takes no pattern).
+listed=$(sed -n 's|^ *- docs/man/\(.*\.1\)$|\1|p' .goreleaser.yaml | sort)
+generated=$(cd "$tmp/man" && ls -- *.1 | sort)
+[ "$listed" = "$generated" ] || {
+  echo ".goreleaser.yaml: homebrew_casks.manpages must list every page of docs/man:" >&2
+  diff <(echo "$listed") <(echo "$generated") >&2
+  status=1
+}
 
 # The Apache License 2.0, as published (https://www.apache.org/licenses/LICENSE-2.0.txt).
 apache2=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
