@@ -30,8 +30,11 @@ type Details struct {
 	// recorded, else the first container of the first role.
 	Image   string
 	Command []string
-	// Request is the decoded easyai.io/request annotation; nil without one.
-	Request map[string]any
+	// Request is the decoded easyai.io/request annotation; nil without one,
+	// or when RequestErr says why it could not be read (Image and Command
+	// then come from the pod templates).
+	Request    map[string]any
+	RequestErr error
 }
 
 // Event is one Warning event about a job or one of its objects.
@@ -65,7 +68,9 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 		return nil, err
 	}
 	d.Events = dropPassedGangWaits(d.Events, gangScheduledAt(d.Summary.Status.State, d.Replicas, pods.Items))
-	d.Request = request(obj)
+	if _, err := jobmodel.ReadRequest(obj.GetAnnotations(), &d.Request); err != nil {
+		d.Request, d.RequestErr = nil, err
+	}
 	d.Image, d.Command = whatItRuns(d.Request, obj, d.Replicas)
 	return d, nil
 }
@@ -134,19 +139,6 @@ func seriesTime(ev *corev1.Event) time.Time {
 		return time.Time{}
 	}
 	return ev.Series.LastObservedTime.Time
-}
-
-// request decodes the easyai.io/request annotation.
-func request(obj *unstructured.Unstructured) map[string]any {
-	raw, ok := obj.GetAnnotations()[jobmodel.RequestAnnotation]
-	if !ok {
-		return nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		return nil
-	}
-	return m
 }
 
 // whatItRuns is the job's image and command: as requested when easyai

@@ -514,6 +514,22 @@ func TestDescribeReadsImageAndCommandFromTheFirstRole(t *testing.T) {
 	}
 }
 
+// TestDescribeOfAnUnreadableRequest: a request annotation that is not what
+// easyai writes is no request, said in RequestErr; the pod templates tell
+// what the job runs.
+func TestDescribeOfAnUnreadableRequest(t *testing.T) {
+	obj := jobclienttest.Job{Name: "edited", Created: t0, Request: `{"image":"example.com/train:2",`, Roles: []jobclienttest.Role{
+		{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1, Image: "worker:1", Command: []string{"python", "worker.py"}},
+	}}.Object()
+	d, err := client(obj).Describe(ctx, kind(t, "tf"), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.RequestErr == nil || !strings.Contains(d.RequestErr.Error(), jobmodel.RequestAnnotation) || d.Request != nil || d.Image != "worker:1" {
+		t.Errorf("request %v, error %v, image %q; want an error naming the annotation, no request, the template's image", d.Request, d.RequestErr, d.Image)
+	}
+}
+
 func TestDelete(t *testing.T) {
 	dyn := jobclienttest.Dynamic(fixtures()...)
 	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}

@@ -10,7 +10,8 @@ import (
 
 // FuzzRequestAnnotation reads any easyai.io/request annotation, as get
 // does to show what a job runs: whatever anyone who may edit the job wrote
-// there, it never panics, and a command read from it holds only strings.
+// there, it never panics, a request that cannot be read is an error and no
+// request, and the pod template's image stands in for a missing one.
 func FuzzRequestAnnotation(f *testing.F) {
 	for _, seed := range []string{
 		`{"image":"pt:2","command":["python","train.py"],"workers":2}`, `{"image":"pt:2","command":"python train.py"}`,
@@ -28,10 +29,13 @@ func FuzzRequestAnnotation(f *testing.F) {
 			}}},
 		}}
 		obj.SetAnnotations(map[string]string{jobmodel.RequestAnnotation: raw})
-		image, command := whatItRuns(request(obj), obj, []jobmodel.Replica{{Role: "master", Task: "master-0"}})
+		var req map[string]any
+		if _, err := jobmodel.ReadRequest(obj.GetAnnotations(), &req); err != nil {
+			req = nil
+		}
+		image, _ := whatItRuns(req, obj, []jobmodel.Replica{{Role: "master", Task: "master-0"}})
 		if image == "" {
 			t.Fatalf("%q: no image, not even the template's", raw)
 		}
-		_ = command
 	})
 }

@@ -2,7 +2,6 @@ package transfer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -75,14 +74,13 @@ func PlacementOf(obj *unstructured.Unstructured) (Placement, error) {
 	return Placement{NodeSelector: req.NodeSelector, Tolerations: req.Tolerations}, nil
 }
 
+// requestOf reads what a fetcher needs of the job's request annotation;
+// without one, the job has no storage and may run anywhere. One that cannot
+// be read fails the download: where the job's files are is not known then.
 func requestOf(obj *unstructured.Unstructured) (request, error) {
 	var req request
-	raw, ok := obj.GetAnnotations()[jobmodel.RequestAnnotation]
-	if !ok {
-		return req, nil
-	}
-	if err := json.Unmarshal([]byte(raw), &req); err != nil {
-		return req, fmt.Errorf("reading the %s annotation of %s: %w", jobmodel.RequestAnnotation, obj.GetName(), err)
+	if _, err := jobmodel.ReadRequest(obj.GetAnnotations(), &req); err != nil {
+		return request{}, fmt.Errorf("job %s: %w", obj.GetName(), err)
 	}
 	return req, nil
 }

@@ -121,6 +121,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if d.RequestErr != nil {
+		fmt.Fprintf(o.IO.ErrOut, "Warning: %s/%s: %v: its image and command are read from its pod templates\n", k.Name(), obj.GetName(), d.RequestErr)
+	}
 	now := o.Factory.Now()
 	if o.Template != nil {
 		return o.Template.Print(o.IO.Out, jobclient.DocumentOf(d, now))

@@ -16,9 +16,9 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 func TestMain(m *testing.M) {
@@ -180,6 +180,22 @@ Warning events: none
 `
 	if stdout != want {
 		t.Errorf("stdout\n%s\nwant\n%s", stdout, want)
+	}
+}
+
+// TestGetWarnsOfAnUnreadableRequest: a request annotation someone broke is
+// said on stderr; get still shows the job, with what its pod templates run.
+func TestGetWarnsOfAnUnreadableRequest(t *testing.T) {
+	edited := jobclienttest.Job{Name: "edited", Created: jobclienttest.T0, Request: `{"image": "example.com/train:2"`,
+		Roles: []jobclienttest.Role{{Type: "Worker", Replicas: 1, Image: "example.com/train:1", Command: []string{"python", "train.py"}}}}.Object()
+	f, output := cluster(t, false, edited)
+	if err := execute(f, nil, "edited"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := output()
+	want := "Warning: tf/edited: annotation " + jobmodel.RequestAnnotation + ": unexpected end of JSON input: its image and command are read from its pod templates\n"
+	if stderr != want || !strings.Contains(stdout, "Image:      example.com/train:1\nCommand:    python train.py\n") {
+		t.Errorf("stderr %q, want %q; stdout\n%s", stderr, want, stdout)
 	}
 }
 
