@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -70,6 +71,10 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 			}
 			return setVerbosity(verbosity, f.IOStreams.ErrOut)
 		},
+	}
+	if f.ExecutableName != "" && f.ExecutableName != cmd.Name() {
+		// Run as "kubectl easyai": usage lines and help name it so.
+		cmd.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: f.ExecutableName}
 	}
 	cmd.SetVersionTemplate("easyai {{.Version}}\n")
 	cmd.SetIn(f.IOStreams.In)
@@ -176,6 +181,7 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	f := factory.New()
+	f.ExecutableName = executableName(os.Args[0])
 	cmd := NewCmdRoot(f)
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
@@ -185,6 +191,15 @@ func Main() int {
 		err = fmt.Errorf("%w: %v", context.Canceled, err)
 	}
 	return printError(f, err)
+}
+
+// executableName is how the user runs easyai: "kubectl easyai" when kubectl
+// runs it as its plugin, a kubectl-easyai binary on the PATH.
+func executableName(arg0 string) string {
+	if strings.TrimSuffix(filepath.Base(arg0), ".exe") == "kubectl-easyai" {
+		return "kubectl easyai"
+	}
+	return "easyai"
 }
 
 // printError writes err (and its hint) to stderr and returns its exit code.
