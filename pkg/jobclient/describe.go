@@ -14,6 +14,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
 // Details is everything get shows of one job.
@@ -103,7 +104,7 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 			if !ok || ev.Type != corev1.EventTypeWarning {
 				continue
 			}
-			out = append(out, Event{Object: object, Reason: ev.Reason, Message: strings.TrimSpace(ev.Message), Count: eventCount(ev), LastSeen: lastSeen(ev)})
+			out = append(out, Event{Object: object, Reason: ev.Reason, Message: strings.TrimSpace(ev.Message), Count: kube.EventCount(ev), LastSeen: kube.EventLastSeen(ev)})
 		}
 		if opts.Continue = page.Continue; opts.Continue == "" {
 			break
@@ -111,34 +112,6 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].LastSeen.Before(out[j].LastSeen) })
 	return out, nil
-}
-
-func eventCount(ev *corev1.Event) int32 {
-	switch {
-	case ev.Series != nil && ev.Series.Count > 0:
-		return ev.Series.Count
-	case ev.Count > 0:
-		return ev.Count
-	}
-	return 1
-}
-
-// lastSeen is when the event last happened, whichever of its times the
-// reporter filled.
-func lastSeen(ev *corev1.Event) time.Time {
-	for _, t := range []time.Time{ev.LastTimestamp.Time, seriesTime(ev), ev.EventTime.Time, ev.FirstTimestamp.Time} {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return ev.CreationTimestamp.Time
-}
-
-func seriesTime(ev *corev1.Event) time.Time {
-	if ev.Series == nil {
-		return time.Time{}
-	}
-	return ev.Series.LastObservedTime.Time
 }
 
 // whatItRuns is the job's image and command: as requested when easyai

@@ -1,5 +1,8 @@
-// Package kube holds what easyai asks of any cluster: who the user is, and
-// what to say when a kind's operator is not installed.
+// Package kube holds what easyai asks of any cluster, whatever the kind of
+// job: who the user is, what to say when a kind's operator is not installed
+// or a request is refused, the per-request timeout, doctor's checks, and how
+// to read pods and events (why a pod does not run, when an event last
+// happened).
 package kube
 
 import (

@@ -21,6 +21,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
 // defaultRetryBackoff spaces the retries of a broken stream of a running
@@ -136,7 +137,9 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 		if len(events.Items) == 0 {
 			return nil
 		}
-		sort.SliceStable(events.Items, func(i, j int) bool { return eventTime(&events.Items[i]).Before(eventTime(&events.Items[j])) })
+		sort.SliceStable(events.Items, func(i, j int) bool {
+			return kube.EventLastSeen(&events.Items[i]).Before(kube.EventLastSeen(&events.Items[j]))
+		})
 		return &events.Items[len(events.Items)-1]
 	}
 	if ev := latestGangEvent(events); ev != nil && len(podless) > 0 {
@@ -235,7 +238,7 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 			return
 		}
 		if p.Status.Phase == corev1.PodPending || p.Status.Phase == "" {
-			if why := pendingReason(p); why != pending[string(p.UID)] {
+			if why := kube.PendingReason(p); why != pending[string(p.UID)] {
 				pending[string(p.UID)] = why
 				fmt.Fprintf(c.ErrOut, "%s is Pending: %s\n", r.Task, why)
 			}
@@ -530,41 +533,6 @@ func restartsOf(p *corev1.Pod, container string) int32 {
 		}
 	}
 	return 0
-}
-
-// pendingReason says why a pod is not running yet: not scheduled (the
-// scheduler's reason and message), or its containers waiting.
-func pendingReason(p *corev1.Pod) string {
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status != corev1.ConditionTrue {
-			if cond.Reason == "" && cond.Message == "" {
-				return "not scheduled yet"
-			}
-			return cond.Reason + ": " + cond.Message
-		}
-	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if w := cs.State.Waiting; w != nil && w.Reason != "" {
-			if w.Message != "" {
-				return w.Reason + ": " + w.Message
-			}
-			return w.Reason
-		}
-	}
-	if p.Spec.NodeName == "" {
-		return "not scheduled yet"
-	}
-	return "starting on " + p.Spec.NodeName
-}
-
-// eventTime is when an event last happened, whichever of its times is set.
-func eventTime(ev *corev1.Event) time.Time {
-	for _, t := range []time.Time{ev.LastTimestamp.Time, ev.EventTime.Time, ev.FirstTimestamp.Time} {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return ev.CreationTimestamp.Time
 }
 
 // watchFrom watches from a LIST's resourceVersion, re-opening the watch when

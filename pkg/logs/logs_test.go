@@ -336,16 +336,3 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("too many streams: exit %d", got)
 	}
 }
-
-func TestPendingReason(t *testing.T) {
-	p := tfPod("worker", 1, corev1.PodPending)
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}}
-	if got := pendingReason(p); got != "Unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu." {
-		t.Errorf("pendingReason = %q", got)
-	}
-	p.Status.Conditions = nil
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "train", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}
-	if got := pendingReason(p); got != "ContainerCreating" {
-		t.Errorf("pendingReason = %q", got)
-	}
-}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
 // Defaults of a fetcher pod.
@@ -296,7 +297,7 @@ func (f *Fetcher) waitRunning(ctx context.Context, timeout time.Duration) error 
 		case corev1.PodRunning:
 			return true, nil
 		case corev1.PodFailed, corev1.PodSucceeded:
-			return false, fmt.Errorf("the fetcher pod %s ended (%s) before it ran: %s", f.Pod, pod.Status.Phase, pendingReason(pod))
+			return false, fmt.Errorf("the fetcher pod %s ended (%s) before it ran: %s", f.Pod, pod.Status.Phase, kube.PendingReason(pod))
 		}
 		return false, nil
 	})
@@ -307,36 +308,9 @@ func (f *Fetcher) waitRunning(ctx context.Context, timeout time.Duration) error 
 		return ctx.Err()
 	}
 	if wctx.Err() != nil {
-		return exit.TimeoutErrorf("the fetcher pod %s did not run within %s: %s", f.Pod, timeout, pendingReason(last))
+		return exit.TimeoutErrorf("the fetcher pod %s did not run within %s: %s", f.Pod, timeout, kube.PendingReason(last))
 	}
 	return err
-}
-
-// pendingReason says why a pod does not run, as its status tells.
-func pendingReason(pod *corev1.Pod) string {
-	if pod == nil {
-		return "it was never seen"
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
-			return strings.TrimSpace(fmt.Sprintf("not scheduled: %s %s", c.Reason, c.Message))
-		}
-	}
-	for _, cs := range pod.Status.ContainerStatuses {
-		if w := cs.State.Waiting; w != nil && w.Reason != "" {
-			return strings.TrimSpace(fmt.Sprintf("%s %s", w.Reason, w.Message))
-		}
-		if t := cs.State.Terminated; t != nil {
-			return strings.TrimSpace(fmt.Sprintf("its container terminated: %s (exit code %d) %s", t.Reason, t.ExitCode, t.Message))
-		}
-	}
-	if pod.Status.Reason != "" {
-		return strings.TrimSpace(pod.Status.Reason + " " + pod.Status.Message)
-	}
-	if pod.Status.Phase == "" {
-		return "Pending"
-	}
-	return string(pod.Status.Phase)
 }
 
 // Delete deletes the fetcher pod now. It runs also when ctx was cancelled

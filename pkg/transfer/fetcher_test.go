@@ -169,7 +169,7 @@ func TestStartFetcherReportsWhyItDoesNotRun(t *testing.T) {
 		}}}
 	})
 	_, err := StartFetcher(context.Background(), kube, spec(), 500*time.Millisecond)
-	want := `the fetcher pod mnist-fetch-x7k2p did not run within 500ms: not scheduled: Unschedulable 0/4 nodes are available: persistentvolumeclaim "data" not found.`
+	want := `the fetcher pod mnist-fetch-x7k2p did not run within 500ms: Unschedulable: 0/4 nodes are available: persistentvolumeclaim "data" not found.`
 	if exit.Code(err) != exit.Timeout || err.Error() != want {
 		t.Errorf("err %v (code %d)\nwant %s", err, exit.Code(err), want)
 	}
