@@ -29,7 +29,8 @@ const (
 	// reported it (labels cannot hold every user name).
 	UserAnnotation = "easyai.io/user"
 	// RequestAnnotation holds the resolved submit values, as JSON, for get
-	// and a later rerun.
+	// (image and command), download (storage and placement) and a later
+	// rerun; ReadRequest reads it.
 	RequestAnnotation = "easyai.io/request"
 	// VersionAnnotation is the easyai version that submitted the job.
 	VersionAnnotation = "easyai.io/cli-version"

@@ -49,7 +49,11 @@ type stream struct {
 	resume    resumePoint
 	restarts  int32
 	running   bool
-	// gone: the pod was deleted (or is not followed); its stream is not reopened.
+	// gone: the stream is not opened again, neither when it ends nor at the
+	// job's end to read what is left, and holds none of --max-log-requests.
+	// Its pod was deleted (or was missing when the pods were listed again),
+	// or the stream was left out for --max-log-requests. A stream open when
+	// it goes is read until the API server ends it.
 	gone bool
 	// backoff spaces its retries; started is when it was last opened.
 	backoff wait.Backoff

@@ -124,7 +124,10 @@ type Forwarder struct {
 	Backoff, Poll time.Duration
 }
 
-// Run forwards until ctx ends, and returns ctx's error then.
+// Run forwards until ctx ends, and returns ctx's error then. Until the ports
+// are first ready, a replica that cannot be reached (no running pod) or a
+// forward that fails is returned at once; after that, Run waits for the
+// replica to run again and forwards to its new pod.
 func (f *Forwarder) Run(ctx context.Context) error {
 	if f.Backoff == 0 {
 		f.Backoff = 2 * time.Second

@@ -1,8 +1,13 @@
-// Package remote runs commands in the replicas of a training job through the
-// API server's exec subresource, as "kubectl exec" does: one replica with its
-// streams passed through (exec, attach with a terminal), or every running
-// replica at once with each output line prefixed by its task (exec --all).
-// It is the engine of "easyai exec" and "easyai attach".
+// Package remote reaches into the replicas of a training job through the API
+// server, as kubectl does. It finds a job's replicas and picks one (--task,
+// else the default replica); runs commands through the exec subresource, in
+// one replica with its streams passed through (exec, attach with a
+// terminal) or in every running replica at once with each output line
+// prefixed by its task (exec --all); forwards local ports to a replica
+// through the portforward subresource, following it to its new pod; and
+// finds a job's web endpoints (the endpoints annotation, named container
+// ports). It is the engine of "easyai exec", "attach", "port-forward" and
+// "open"; download copies its tar stream through its Executor.
 package remote
 
 import (

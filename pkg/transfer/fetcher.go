@@ -254,12 +254,12 @@ type Fetcher struct {
 
 // StartFetcher creates the fetcher pod and waits, at most timeout, for it
 // to run. It deletes the pod again when it does not run.
-func StartFetcher(ctx context.Context, kube kubernetes.Interface, s FetcherSpec, timeout time.Duration) (*Fetcher, error) {
-	created, err := kube.CoreV1().Pods(s.Job.GetNamespace()).Create(ctx, FetcherPod(s), metav1.CreateOptions{})
+func StartFetcher(ctx context.Context, client kubernetes.Interface, s FetcherSpec, timeout time.Duration) (*Fetcher, error) {
+	created, err := client.CoreV1().Pods(s.Job.GetNamespace()).Create(ctx, FetcherPod(s), metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("creating a fetcher pod for %s: %w", s.Job.GetName(), err)
 	}
-	f := &Fetcher{Kube: kube, Namespace: created.Namespace, Pod: created.Name}
+	f := &Fetcher{Kube: client, Namespace: created.Namespace, Pod: created.Name}
 	if err := f.waitRunning(ctx, timeout); err != nil {
 		_ = f.Delete(ctx)
 		return nil, err

@@ -1,4 +1,5 @@
-// Package registry lists the kinds easyai supports: adding a kind is one line here.
+// Package registry lists the kinds easyai supports: registering a kind is one
+// line here, one step of adding it (docs/architecture.md, "Adding a kind").
 package registry
 
 import (
