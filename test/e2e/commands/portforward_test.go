@@ -185,6 +185,10 @@ func TestPortForwardBadPort(t *testing.T) {
 	if res.Code != 2 || !strings.Contains(res.Stderr, `"nope:6006"`) {
 		t.Errorf("bad port exited %d with stderr %q; want 2 naming it", res.Code, res.Stderr)
 	}
+	res = easyai.Run(t, "port-forward")
+	if res.Code != 2 || !strings.Contains(res.Stderr, "needs a job") {
+		t.Errorf("no job exited %d with stderr %q; want 2 saying it needs one", res.Code, res.Stderr)
+	}
 }
 
 // fakeBrowser is a $BROWSER that records its command lines (what ps shows
