@@ -38,6 +38,10 @@ func (s KubeSource) Stream(ctx context.Context, namespace, pod string, opts *cor
 	return s.Kube.CoreV1().Pods(namespace).GetLogs(pod, opts).Stream(ctx)
 }
 
+// DefaultMaxLogRequests is how many log streams are followed at once unless
+// the user says otherwise (logs --max-log-requests).
+const DefaultMaxLogRequests = 64
+
 // Config is one run of logs.
 type Config struct {
 	Kind kinds.Kind
@@ -60,7 +64,8 @@ type Config struct {
 	Tail int64
 	// Since shows only lines newer than this (0: all).
 	Since time.Duration
-	// MaxLogRequests caps the streams followed at once.
+	// MaxLogRequests caps the streams followed at once
+	// (DefaultMaxLogRequests unless the user says otherwise).
 	MaxLogRequests int
 
 	Colour bool

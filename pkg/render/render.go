@@ -49,6 +49,28 @@ type Request struct {
 	ValueFiles []ValueFile    // -f files, in order (Helm semantics), read once by ReadValueFiles
 	Values     map[string]any // from the CLI's flags (only flags the user set); override the -f files
 	Set        []string       // --set key=value, Helm strvals syntax; override everything
+	// Chart is the chart loaded once by LoadChart; nil: loaded for this
+	// rendering from ChartDir or Kind.
+	Chart *Chart
+}
+
+// Chart is a job chart loaded once, to be rendered more than once (its
+// values resolved, then the job rendered) without reading it, or repeating
+// its loader's warnings, again.
+type Chart struct {
+	chart *chart.Chart
+}
+
+// LoadChart loads the chart of req: ChartDir, or the kind's own.
+func LoadChart(req Request) (*Chart, error) {
+	if req.Kind == nil {
+		return nil, errors.New("render: no kind")
+	}
+	c, err := loadChart(req)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{chart: c}, nil
 }
 
 // ValueFile is a values file (-f) as read: Name is the path the user gave.
@@ -183,12 +205,15 @@ type prepared struct {
 }
 
 func prepare(req Request) (*prepared, error) {
-	if req.Kind == nil {
-		return nil, errors.New("render: no kind")
-	}
-	c, err := loadChart(req)
-	if err != nil {
-		return nil, err
+	var c *chart.Chart
+	if req.Chart != nil {
+		c = req.Chart.chart
+	} else {
+		loaded, err := LoadChart(req)
+		if err != nil {
+			return nil, err
+		}
+		c = loaded.chart
 	}
 	vals, err := userValues(req)
 	if err != nil {
@@ -309,7 +334,7 @@ func userValues(req Request) (map[string]any, error) {
 		if err := yaml.Unmarshal(file.Data, &current); err != nil {
 			return nil, exit.UsageErrorf("values file %s: %v", file.Name, err)
 		}
-		base = mergeMaps(base, current)
+		base = MergeMaps(base, current)
 	}
 	if len(req.Values) > 0 {
 		// A JSON round trip gives the CLI's values the types values read
@@ -323,7 +348,7 @@ func userValues(req Request) (map[string]any, error) {
 		if err := json.Unmarshal(data, &flags); err != nil {
 			return nil, fmt.Errorf("render: values: %w", err)
 		}
-		base = mergeMaps(base, flags)
+		base = MergeMaps(base, flags)
 	}
 	for _, expr := range req.Set {
 		if err := strvals.ParseInto(expr, base); err != nil {
@@ -335,7 +360,7 @@ func userValues(req Request) (map[string]any, error) {
 
 // mergeMaps merges b into a: b's tables merge into a's, anything else of b
 // replaces a's (lists included). It is Helm's merging of value files.
-func mergeMaps(a, b map[string]any) map[string]any {
+func MergeMaps(a, b map[string]any) map[string]any {
 	out := make(map[string]any, len(a))
 	for k, v := range a {
 		out[k] = v
@@ -343,7 +368,7 @@ func mergeMaps(a, b map[string]any) map[string]any {
 	for k, v := range b {
 		if bv, ok := v.(map[string]any); ok {
 			if av, ok := out[k].(map[string]any); ok {
-				out[k] = mergeMaps(av, bv)
+				out[k] = MergeMaps(av, bv)
 				continue
 			}
 		}

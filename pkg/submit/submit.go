@@ -38,10 +38,24 @@ type Request struct {
 	Annotations map[string]string
 	// CLIVersion is recorded on the job.
 	CLIVersion string
+
+	// chart is loaded once by loadChart, for every rendering of the request.
+	chart *render.Chart
 }
 
 func (r *Request) render() render.Request {
-	return render.Request{Kind: r.Kind, ChartDir: r.ChartDir, ValueFiles: r.ValueFiles, Values: r.Values, Set: r.Set}
+	return render.Request{Kind: r.Kind, ChartDir: r.ChartDir, ValueFiles: r.ValueFiles, Values: r.Values, Set: r.Set, Chart: r.chart}
+}
+
+// loadChart loads the request's chart once: resolving the values and
+// rendering the job then use it.
+func (r *Request) loadChart() error {
+	c, err := render.LoadChart(r.render())
+	if err != nil {
+		return err
+	}
+	r.chart = c
+	return nil
 }
 
 // Resolved returns the values the job would be rendered with: chart
@@ -50,9 +64,9 @@ func (r *Request) Resolved() (map[string]any, error) {
 	return render.MergedValues(r.render())
 }
 
-// Build renders the job's objects with easyai's labels and annotations and
-// checks them against the kind's API types. Nothing is sent.
-func Build(r *Request) ([]*unstructured.Unstructured, error) {
+// Build renders the job with easyai's labels and annotations, checked
+// against the kind's API types (by the rendering). Nothing is sent.
+func Build(r *Request) (*unstructured.Unstructured, error) {
 	resolved, err := r.Resolved()
 	if err != nil {
 		return nil, err
@@ -93,10 +107,9 @@ func Build(r *Request) ([]*unstructured.Unstructured, error) {
 		annotations[jobmodel.UserAnnotation] = r.User
 	}
 
-	values := deepCopy(r.Values)
-	values["name"] = name
-	values["labels"] = mergeInto(values["labels"], labels)
-	values["annotations"] = mergeInto(values["annotations"], annotations)
+	values := render.MergeMaps(r.Values, map[string]any{
+		"name": name, "labels": anyValues(labels), "annotations": anyValues(annotations),
+	})
 	req := r.render()
 	req.Values = values
 	objs, err := render.Render(req)
@@ -120,10 +133,7 @@ func Build(r *Request) ([]*unstructured.Unstructured, error) {
 	// A team's own chart may forget them: the contract holds on the job anyway.
 	obj.SetLabels(mergeStrings(obj.GetLabels(), labels))
 	obj.SetAnnotations(mergeStrings(obj.GetAnnotations(), annotations))
-	if _, err := r.Kind.Decode(obj); err != nil {
-		return nil, exit.UsageErrorf("%v", err)
-	}
-	return objs, nil
+	return obj, nil
 }
 
 // Create sends the job in one request; dryRun asks the API server to
@@ -171,28 +181,11 @@ func mergeStrings(base, add map[string]string) map[string]string {
 	return out
 }
 
-// mergeInto adds m to a values map that may already hold user entries.
-func mergeInto(existing any, m map[string]string) map[string]any {
-	out := map[string]any{}
-	if e, ok := existing.(map[string]any); ok {
-		for k, v := range e {
-			out[k] = v
-		}
-	}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func deepCopy(m map[string]any) map[string]any {
+// anyValues is a string map as chart values.
+func anyValues(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		if sub, ok := v.(map[string]any); ok {
-			out[k] = deepCopy(sub)
-		} else {
-			out[k] = v
-		}
+		out[k] = v
 	}
 	return out
 }

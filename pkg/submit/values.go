@@ -52,7 +52,7 @@ type Flags struct {
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // Values maps the flags the user set to chart values (see charts/*/values.yaml).
-// Labels and annotations of the job are added by Submit, not here.
+// Labels and annotations of the job are added by Build, not here.
 func (f *Flags) Values() (map[string]any, error) {
 	v := map[string]any{}
 	set := func(flag, key string, value any) {

@@ -26,6 +26,9 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
+// DefaultTimeout is how long wait and submit --wait wait without --timeout.
+const DefaultTimeout = time.Hour
+
 // Condition is what a wait waits for.
 type Condition string
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -58,7 +57,7 @@ and delete then exits 3.`,
   easyai delete tf/mnist pytorch/resnet --yes
   easyai delete --all --experiment lr-sweep
   easyai delete --all -l team=vision --yes`,
-		ValidArgsFunction: list.CompleteJobs(f),
+		ValidArgsFunction: cmdutil.CompleteJobs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArgs = args
 			return cmdutil.RunSteps(cmd.Context(), o, runF)

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -108,7 +107,7 @@ summary as a JSON document on stdout.`,
   # after the job ended: from the storage it mounted with --data ckpt:/mnt/ckpt
   easyai download mnist /mnt/ckpt/run-3 -o ./checkpoints`,
 		Args:              jobAndPath,
-		ValidArgsFunction: list.CompleteJob(f),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg, o.RemotePath = args[0], "."
 			o.fetcherImageSet = cmd.Flags().Changed("fetcher-image")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -59,7 +58,7 @@ stdin is passed to the command only with -i. For an interactive shell, use
   easyai exec mnist --all -- df -h /dev/shm
   tar c data | easyai exec mnist -i -- tar x -C /tmp`,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: list.CompleteJob(f),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if dash != 1 || len(args) < 2 {

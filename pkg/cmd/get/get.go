@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -58,7 +57,7 @@ be given with its kind.
   easyai get mnist -o json | jq '.replicas[] | select(.phase=="Failed")'
   easyai get mnist --raw`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: list.CompleteJob(f),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
@@ -160,11 +159,11 @@ func (o *Options) printDetails(d *jobclient.Details, now time.Time) error {
 	field("Namespace", s.Namespace)
 	field("Kind", fmt.Sprintf("%s (%s.%s)", d.Kind.Name(), gvk.Kind, gvk.GroupVersion()))
 	field("Status", status)
-	field("User", list.User(s))
+	field("User", printers.JobUser(s))
 	if !s.ByEasyAI() {
 		managedBy := s.ManagedBy
 		if managedBy == "" {
-			managedBy = list.External
+			managedBy = printers.ExternalUser
 		}
 		field("Managed-By", managedBy)
 	}
@@ -180,7 +179,7 @@ func (o *Options) printDetails(d *jobclient.Details, now time.Time) error {
 	} else {
 		field("Finished", "")
 	}
-	field("Duration", list.Duration(s, now))
+	field("Duration", printers.JobDuration(s, now))
 	field("Image", d.Image)
 	field("Command", shellJoin(d.Command))
 	field("Workers", fmt.Sprintf("%d/%d running", s.Workers.Ready, s.Workers.Total))

@@ -14,8 +14,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -265,7 +265,7 @@ func (o *Options) printTable(js []jobclient.Job, now time.Time) error {
 			s.Name, j.Kind.Name(), string(s.Status.State),
 			fmt.Sprintf("%d/%d", s.Workers.Ready, s.Workers.Total),
 			strconv.FormatInt(s.GPUs, 10),
-			printers.Age(now, s.Created), Duration(&s, now), User(&s),
+			printers.Age(now, s.Created), printers.JobDuration(&s, now), printers.JobUser(&s),
 		}
 		if wide {
 			row = append(row, s.Experiment, s.Status.Reason, s.ManagedBy)
@@ -276,26 +276,6 @@ func (o *Options) printTable(js []jobclient.Job, now time.Time) error {
 		t.AddRow(row...)
 	}
 	return t.Render()
-}
-
-// Duration is how long the job has run, "-" before it started.
-func Duration(s *jobmodel.Summary, now time.Time) string {
-	if s.Started == nil {
-		return "-"
-	}
-	return printers.HumanDuration(s.Duration(now))
-}
-
-// External marks, in the USER column, a job made without easyai that names
-// no user.
-const External = "(external)"
-
-// User is the USER column: the submitter, or External.
-func User(s *jobmodel.Summary) string {
-	if s.User == "" && !s.ByEasyAI() {
-		return External
-	}
-	return s.User
 }
 
 // reportNotInstalled says which kinds the cluster does not serve: a warning

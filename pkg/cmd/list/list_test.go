@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -18,9 +17,9 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 func TestMain(m *testing.M) {
@@ -230,15 +229,6 @@ func TestListMine(t *testing.T) {
 	}
 	if stdout.String() != "tf/mnist\ntf/bert\n" {
 		t.Errorf("stdout %q", stdout)
-	}
-}
-
-func TestCompleteJobs(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
-	got, directive := CompleteJobs(f)(nil, nil, "")
-	want := []string{"resnet\tpytorch, Queued", "mnist\ttf, Running", "old\ttf, Succeeded"}
-	if !reflect.DeepEqual(got, want) || directive != cobra.ShellCompDirectiveNoFileComp {
-		t.Errorf("completions %q (%d), want %q", got, directive, want)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -32,9 +31,6 @@ type Options struct {
 	Since          time.Duration
 	MaxLogRequests int
 }
-
-// DefaultMaxLogRequests is --max-log-requests' default.
-const DefaultMaxLogRequests = 64
 
 // NewCmdLogs returns the command; runF replaces Complete and Run in tests.
 func NewCmdLogs(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
@@ -67,7 +63,7 @@ does not have exits 3 and lists its tasks.`,
   easyai logs mnist --role worker --since 10m --timestamps
   easyai logs mnist --task worker-1 --previous`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: list.CompleteJob(f),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
@@ -83,7 +79,7 @@ does not have exits 3 and lists its tasks.`,
 	fl.DurationVar(&o.Since, "since", 0, "only lines newer than this (5s, 2m, 3h)")
 	fl.BoolVar(&o.Timestamps, "timestamps", false, "show each line's timestamp")
 	fl.BoolVarP(&o.Previous, "previous", "p", false, "the log of each container's previous run (before its last restart)")
-	fl.IntVar(&o.MaxLogRequests, "max-log-requests", DefaultMaxLogRequests, "most log streams followed at once with -f")
+	fl.IntVar(&o.MaxLogRequests, "max-log-requests", logsengine.DefaultMaxLogRequests, "most log streams followed at once with -f")
 	return cmd
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
+	"github.com/easyai-dev/easyai/pkg/logs"
 )
 
 func execute(f *cmdutil.Factory, runF func(*Options) error, args ...string) error {
@@ -43,7 +44,7 @@ func TestNewCmdLogs(t *testing.T) {
 	if err := execute(f, func(o *Options) error { got = o; return nil }, "mnist"); err != nil {
 		t.Fatal(err)
 	}
-	if got.Follow || got.Tail != -1 || got.MaxLogRequests != DefaultMaxLogRequests || got.Tasks != nil {
+	if got.Follow || got.Tail != -1 || got.MaxLogRequests != logs.DefaultMaxLogRequests || got.Tasks != nil {
 		t.Errorf("defaults %+v", got)
 	}
 }

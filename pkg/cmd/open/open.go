@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -92,7 +91,7 @@ one ($BROWSER, or a display on Linux) and not --no-browser.`,
 		Args: cmdutil.ExactArgs(2, "a job and an endpoint: JOB NAME"),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) == 0 {
-				return list.CompleteJobs(f)(cmd, args, toComplete)
+				return cmdutil.CompleteJobs(f)(cmd, args, toComplete)
 			}
 			if len(args) == 1 {
 				return []cobra.Completion{"jupyter", "tensorboard"}, cobra.ShellCompDirectiveNoFileComp

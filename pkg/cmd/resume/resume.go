@@ -8,9 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
-	"github.com/easyai-dev/easyai/pkg/cmd/suspend"
-	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -56,7 +53,7 @@ waits until the job runs again. A job that is not suspended is an error
   # a Volcano job on its last retry, from a script
   easyai resume volcano/resnet --force`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: list.CompleteJob(f),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
@@ -80,7 +77,7 @@ func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
 // Run finds the suspended job, warns and asks when resuming it would fail
 // it, and asks its operator to resume it.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := suspend.Find(ctx, o.Client, o.Namespace, o.Ref, "resumed")
+	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "resumed")
 	if err != nil {
 		return err
 	}
@@ -102,12 +99,12 @@ func (o *Options) Run(ctx context.Context) error {
 			}
 		}
 	}
-	if err := suspend.Gone(t.Suspender.Resume(ctx, o.Client.Dynamic, t.Object), t, o.Namespace); err != nil {
+	if err := t.DeletedSinceFound(t.Suspender.Resume(ctx, o.Client.Dynamic, t.Object), o.Namespace); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "resumed %s\n", t)
 	if o.Wait {
-		return waitcmd.Until(ctx, o.Factory, o.Client, t.Kind, t.Object, waiter.Running, o.Timeout, "")
+		return (&cmdutil.Wait{IO: o.IO, Now: o.Factory.Now, Client: o.Client, Kind: t.Kind, Object: t.Object, For: waiter.Running, Timeout: o.Timeout}).Run(ctx)
 	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being created. Wait for them with: %s wait %s --for running\n", o.Factory.ExecutableName, t)

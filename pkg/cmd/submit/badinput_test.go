@@ -8,7 +8,6 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
-	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
 // submitDryRun runs "easyai submit ARGS" with fakes and returns its exit
@@ -140,25 +139,6 @@ func TestGoodValuesStillPass(t *testing.T) {
 	} {
 		if code, _, stderr := submitDryRun(t, "", args...); code != 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
-		}
-	}
-}
-
-// TestConfiguredDefaultsAreChecked: an image or priority class from the
-// configuration is checked as the flags are, and named as such.
-func TestConfiguredDefaultsAreChecked(t *testing.T) {
-	tf, _ := testFactory().Kinds.Lookup("tf")
-	for _, tc := range []struct {
-		image, priority, want string
-	}{
-		{"bad image", "", `image "bad image"`},
-		{"tf:1", "Bad Prio", `the configuration's priority-class "Bad Prio"`},
-	} {
-		req := &submit.Request{Kind: tf, Values: map[string]any{"command": []any{"run"}}}
-		o := &Options{Factory: testFactory(), Kind: tf}
-		err := o.fillDefaults(req, tc.image, "", tc.priority)
-		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("image %q priority %q: error %v, want exit 2 with %q", tc.image, tc.priority, err, tc.want)
 		}
 	}
 }

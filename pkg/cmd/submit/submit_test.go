@@ -1,7 +1,6 @@
 package submit
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
-	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
 func testFactory() *cmdutil.Factory {
@@ -35,19 +33,19 @@ func TestFlagsBecomeOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Kind.Name() != "tf" || o.Flags.Name != "mnist" || o.Flags.Workers != 4 || o.Flags.GPUs != 1 {
-		t.Errorf("options: %+v", o.Flags)
+	if o.Submission.Kind.Name() != "tf" || o.Submission.Flags.Name != "mnist" || o.Submission.Flags.Workers != 4 || o.Submission.Flags.GPUs != 1 {
+		t.Errorf("options: %+v", o.Submission.Flags)
 	}
-	if got := strings.Join(o.Flags.Command, " "); got != "python train.py --lr 0.1" {
+	if got := strings.Join(o.Submission.Flags.Command, " "); got != "python train.py --lr 0.1" {
 		t.Errorf("command %q", got)
 	}
-	if o.DryRun != "client" || o.Output != "yaml" {
-		t.Errorf("--dry-run alone = %q, -o = %q", o.DryRun, o.Output)
+	if o.Submission.DryRun != "client" || o.Print.Output != "yaml" {
+		t.Errorf("--dry-run alone = %q, -o = %q", o.Submission.DryRun, o.Print.Output)
 	}
-	if len(o.Flags.Env) != 2 || !o.Flags.Changed("gpus") || o.Flags.Changed("cpu") {
-		t.Errorf("env %v, changed gpus=%v cpu=%v", o.Flags.Env, o.Flags.Changed("gpus"), o.Flags.Changed("cpu"))
+	if len(o.Submission.Flags.Env) != 2 || !o.Submission.Flags.Changed("gpus") || o.Submission.Flags.Changed("cpu") {
+		t.Errorf("env %v, changed gpus=%v cpu=%v", o.Submission.Flags.Env, o.Submission.Flags.Changed("gpus"), o.Submission.Flags.Changed("cpu"))
 	}
-	kindValues, err := o.kindValues(kindsCommon(o))
+	kindValues, err := o.Submission.KindValues(kindsCommon(o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +60,10 @@ func TestAliasesAndServerDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Kind.Name() != "pytorch" || o.DryRun != "server" {
-		t.Errorf("kind %s dry-run %s", o.Kind.Name(), o.DryRun)
+	if o.Submission.Kind.Name() != "pytorch" || o.Submission.DryRun != "server" {
+		t.Errorf("kind %s dry-run %s", o.Submission.Kind.Name(), o.Submission.DryRun)
 	}
-	kindValues, err := o.kindValues(kindsCommon(o))
+	kindValues, err := o.Submission.KindValues(kindsCommon(o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +80,10 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"tf", "python", "train.py"}, `put the command after "--"`},
 		{[]string{"tf", "--dry-run=later", "--", "x"}, "--dry-run"},
-		{[]string{"tf", "-o", "table", "--", "x"}, "--output"},
+		{[]string{"tf", "-o", "table", "--", "x"}, `-o "table": must be one of name, json, yaml`},
+		{[]string{"tf", "--dry-run", "server", "--", "x"}, `write --dry-run=server`},
+		{[]string{"tf", "--timeout", "1h", "--", "x"}, "--timeout bounds --wait: add --wait"},
+		{[]string{"--workers", "2"}, "name the kind"},
 		{[]string{"tf", "--logs", "--", "x"}, "add --wait"},
 		{[]string{"tf", "--wait", "--logs", "--dry-run", "--", "x"}, "not with --dry-run"},
 		{[]string{}, "name the kind"},
@@ -102,31 +103,13 @@ func TestJobFileNamesTheKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Kind.Name() != "pytorch" || o.ValueFiles[0] != "testdata/job.yaml" || !o.Flags.Changed("workers") {
-		t.Errorf("job file: kind %s files %v", o.Kind.Name(), o.ValueFiles)
-	}
-}
-
-func TestMissing(t *testing.T) {
-	cases := []struct {
-		values map[string]any
-		want   bool
-	}{
-		{map[string]any{"image": "x"}, false},
-		{map[string]any{"image": ""}, true},
-		{map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": 2.0, "image": "a"}, "ps": map[string]any{"replicas": 0}}}, false},
-		{map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": 2, "image": "a"}, "ps": map[string]any{"replicas": 1}}}, true},
-		{map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": 0}}}, true},
-	}
-	for _, c := range cases {
-		if got := missing(c.values, "image"); got != c.want {
-			t.Errorf("missing(%v) = %v, want %v", c.values, got, c.want)
-		}
+	if o.Submission.Kind.Name() != "pytorch" || o.JobFilePaths[0] != "testdata/job.yaml" || !o.Submission.Flags.Changed("workers") {
+		t.Errorf("job file: kind %s files %v", o.Submission.Kind.Name(), o.JobFilePaths)
 	}
 }
 
 func kindsCommon(o *Options) kinds.SubmitCommon {
-	return kinds.SubmitCommon{Workers: o.Flags.Workers, Changed: o.Flags.Changed}
+	return kinds.SubmitCommon{Workers: o.Submission.Flags.Workers, Changed: o.Submission.Flags.Changed}
 }
 
 func TestJobFileOfAnotherKind(t *testing.T) {
@@ -151,7 +134,7 @@ func TestElasticPyTorchIsWorkersOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := o.kindValues(kindsCommon(o))
+		v, err := o.Submission.KindValues(kindsCommon(o))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,73 +144,8 @@ func TestElasticPyTorchIsWorkersOnly(t *testing.T) {
 		}
 	}
 	o, _ := parse(t, "pytorch", "--workers", "5", "--elastic-min", "2", "--elastic-max", "4", "--", "x")
-	if _, err := o.kindValues(kindsCommon(o)); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--workers 5") {
+	if _, err := o.Submission.KindValues(kindsCommon(o)); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--workers 5") {
 		t.Errorf("workers outside the elastic bounds: %v", err)
-	}
-}
-
-type answers struct {
-	inputs map[string]string
-	asked  []string
-}
-
-func (a *answers) Input(message, _, _ string) (string, error) {
-	a.asked = append(a.asked, message)
-	return a.inputs[message], nil
-}
-
-func (a *answers) Confirm(string, bool) (bool, error) { return true, nil }
-
-func TestMissingImageAndCommandAreAskedOnATerminalOnly(t *testing.T) {
-	for _, tty := range []bool{true, false} {
-		f := testFactory()
-		f.IOStreams.SetTTY(tty)
-		prompts := &answers{inputs: map[string]string{"Image": "tf:2", "Command": `python train.py --note "two words"`}}
-		f.Prompter = prompts
-		var o *Options
-		cmd := NewCmdSubmit(f, func(got *Options) error { o = got; return nil })
-		cmd.SetArgs([]string{"tf", "--workers", "2"})
-		if err := cmd.Execute(); err != nil {
-			t.Fatal(err)
-		}
-		values, err := o.Flags.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := &submit.Request{Kind: o.Kind, Values: values}
-		err = o.fillDefaults(req, "", "", "")
-		if !tty {
-			if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--image") || len(prompts.asked) > 0 {
-				t.Errorf("without a terminal: error %v, asked %v; want exit 2 naming --image and no prompt", err, prompts.asked)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if req.Values["image"] != "tf:2" {
-			t.Errorf("image %v", req.Values["image"])
-		}
-		if got := req.Values["command"]; !reflect.DeepEqual(got, []any{"python", "train.py", "--note", "two words"}) {
-			t.Errorf("command %#v", got)
-		}
-		if name, _ := req.Values["name"].(string); !strings.HasPrefix(name, "tf-") {
-			t.Errorf("no generated name: %v", req.Values["name"])
-		}
-	}
-}
-
-func TestConfiguredDefaultsFillTheGaps(t *testing.T) {
-	f := testFactory()
-	tf, _ := registry.Default().Lookup("tf")
-	req := &submit.Request{Kind: tf, Values: map[string]any{"command": []any{"run"}}}
-	o := &Options{Factory: f, Kind: req.Kind}
-	if err := o.fillDefaults(req, "cfg:1", "research", "high"); err != nil {
-		t.Fatal(err)
-	}
-	rp, _ := req.Values["runPolicy"].(map[string]any)
-	if req.Values["image"] != "cfg:1" || rp["queue"] != "research" || req.Values["priorityClassName"] != "high" {
-		t.Errorf("values %v", req.Values)
 	}
 }
 

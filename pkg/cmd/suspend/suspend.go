@@ -8,18 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
-	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
-	"github.com/easyai-dev/easyai/pkg/kinds"
-	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -62,7 +54,7 @@ kind cannot be suspended (exit 2).`,
   # later
   easyai resume mnist`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: list.CompleteJob(f),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
@@ -84,7 +76,7 @@ func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
 
 // Run finds the job, checks that it can be suspended and asks its operator to.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := Find(ctx, o.Client, o.Namespace, o.Ref, "suspended")
+	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "suspended")
 	if err != nil {
 		return err
 	}
@@ -94,54 +86,15 @@ func (o *Options) Run(ctx context.Context) error {
 	case state.Final():
 		return fmt.Errorf("%s has finished (%s): there is nothing to suspend", t, state)
 	}
-	if err := Gone(t.Suspender.Suspend(ctx, o.Client.Dynamic, t.Object), t, o.Namespace); err != nil {
+	if err := t.DeletedSinceFound(t.Suspender.Suspend(ctx, o.Client.Dynamic, t.Object), o.Namespace); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "suspended %s\n", t)
 	if o.Wait {
-		return waitcmd.Until(ctx, o.Factory, o.Client, t.Kind, t.Object, waiter.Suspended, o.Timeout, "")
+		return (&cmdutil.Wait{IO: o.IO, Now: o.Factory.Now, Client: o.Client, Kind: t.Kind, Object: t.Object, For: waiter.Suspended, Timeout: o.Timeout}).Run(ctx)
 	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being deleted. Resume it with: %s resume %s\n", o.Factory.ExecutableName, t)
 	}
 	return nil
-}
-
-// Target is a job found for suspend or resume.
-type Target struct {
-	Kind      kinds.Kind
-	Suspender kinds.Suspender
-	Object    *unstructured.Unstructured
-	Summary   jobmodel.Summary
-}
-
-func (t *Target) String() string { return t.Kind.Name() + "/" + t.Object.GetName() }
-
-// Find finds the job ref names and reads its state; a job whose kind does
-// not implement kinds.Suspender is a usage error ("KIND jobs cannot be
-// suspended"; verb is "suspended" or "resumed").
-func Find(ctx context.Context, client *jobclient.Client, namespace string, ref jobclient.Ref, verb string) (*Target, error) {
-	k, obj, err := client.Find(ctx, namespace, ref)
-	if err != nil {
-		return nil, err
-	}
-	s, ok := k.(kinds.Suspender)
-	if !ok {
-		return nil, exit.UsageErrorf("%s jobs cannot be %s: %s/%s is one", k.Name(), verb, k.Name(), obj.GetName())
-	}
-	sum, err := k.Summarize(obj, client.GPUResource)
-	if err != nil {
-		return nil, err
-	}
-	return &Target{Kind: k, Suspender: s, Object: obj, Summary: sum}, nil
-}
-
-// Gone turns the not-found error of a job deleted since it was found into
-// Find's (exit 3); an API the cluster does not serve (Volcano's Commands)
-// stays an error of its own.
-func Gone(err error, t *Target, namespace string) error {
-	if apierrors.IsNotFound(err) && !kube.NotInstalled(err) {
-		return exit.NotFoundErrorf("job %s not found in namespace %s", t, namespace)
-	}
-	return err
 }

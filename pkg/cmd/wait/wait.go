@@ -4,24 +4,16 @@ package wait
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/list"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
-
-// DefaultTimeout is how long wait waits without --timeout.
-const DefaultTimeout = time.Hour
 
 // Options of wait.
 type Options struct {
@@ -31,7 +23,7 @@ type Options struct {
 
 	ForArg  string
 	Timeout time.Duration
-	Output  string
+	Print   *printers.PrintFlags
 
 	// Set by Validate.
 	For waiter.Condition
@@ -39,7 +31,8 @@ type Options struct {
 
 // NewCmdWait returns the command; runF replaces Complete and Run in tests.
 func NewCmdWait(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{Factory: f, IO: f.IOStreams,
+		Print: printers.NewPrintFlags("nothing on stdout", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:   "wait JOB",
 		Short: "Wait for a training job to run, finish or succeed",
@@ -52,12 +45,13 @@ waits for success; --for running waits until the job runs; --for suspended
 waits until a suspended job's pods are stopped (see "easyai suspend").
 
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. The final state is
-said on stderr; -o json prints the job's document (as "get -o json") on stdout.`,
+said on stderr; -o json, -o yaml or a template prints the job's document (as
+"get -o json") on stdout once the wait ended.`,
 		Example: `  easyai wait mnist
   easyai wait tf/mnist --for running --timeout 10m
   easyai wait mnist -o json | jq .status.state`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: list.CompleteJob(f),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
@@ -66,17 +60,20 @@ said on stderr; -o json prints the job's document (as "get -o json") on stdout.`
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
-	fl.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
-	fl.StringVarP(&o.Output, "output", "o", "", "output format: json (the job's document once the wait ends)")
-	_ = cmd.RegisterFlagCompletionFunc("for", cobra.FixedCompletions([]string{"running", "finished", "succeeded"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.DurationVar(&o.Timeout, "timeout", waiter.DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
+	o.Print.AddFlags(cmd)
+	conditions := make([]string, len(waiter.Conditions))
+	for i, c := range waiter.Conditions {
+		conditions[i] = string(c)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("for", cmdutil.CompleteWords(conditions...))
 	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.
 func (o *Options) Validate() error {
-	if o.Output != "" && o.Output != "json" {
-		return exit.UsageErrorf("--output %q: must be json", o.Output)
+	if err := o.Print.Validate(); err != nil {
+		return err
 	}
 	if o.Timeout < 0 {
 		return exit.UsageErrorf("--timeout %s: must not be negative", o.Timeout)
@@ -98,48 +95,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return Until(ctx, o.Factory, o.Client, k, obj, o.For, o.Timeout, o.Output)
-}
-
-// Until waits for a job found or just created and reports how the wait ended:
-// the final state on stderr, and with output "json" the job's document on
-// stdout. Its error carries the exit code (4 failed, 5 timed out, 3 deleted).
-func Until(ctx context.Context, f *cmdutil.Factory, client *jobclient.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string) error {
-	return UntilThen(ctx, f, client, k, obj, c, timeout, output, nil)
-}
-
-// UntilThen is Until with a step between the end of the wait and the report:
-// then (when not nil) gets the wait's error (nil: reached) before anything
-// is printed, e.g. to let a log stream finish first.
-func UntilThen(ctx context.Context, f *cmdutil.Factory, client *jobclient.Client, k kinds.Kind, obj *unstructured.Unstructured, c waiter.Condition, timeout time.Duration, output string, then func(error)) error {
-	io := f.IOStreams
-	res, err := waiter.Wait(ctx, waiter.Request{
-		Dynamic: client.Dynamic, Kind: k, GPUResource: client.GPUResource,
-		Object: obj, For: c, Timeout: timeout, Now: f.Now,
-	})
-	if then != nil {
-		then(err)
-	}
-	if res == nil || exit.Code(err) == exit.Interrupted {
-		return err
-	}
-	if err == nil {
-		fmt.Fprintln(io.ErrOut, res.Line(k))
-	}
-	if output == "json" {
-		// A fresh context: the wait's may have run out, the document is still due.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		d, derr := client.Describe(dctx, k, res.Object)
-		if derr != nil {
-			if err != nil {
-				return err
-			}
-			return derr
-		}
-		if perr := printers.JSON(io.Out, jobclient.DocumentOf(d, f.Now())); perr != nil && err == nil {
-			return perr
-		}
-	}
-	return err
+	w := cmdutil.Wait{IO: o.IO, Now: o.Factory.Now, Client: o.Client, Kind: k, Object: obj,
+		For: o.For, Timeout: o.Timeout, Document: o.Print.Document()}
+	return w.Run(ctx)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
+	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -27,7 +28,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 	if err := run(cmd, "tf/mnist", "--for", "running", "--timeout", "10m", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
-	if got.Ref.String() != "tf/mnist" || got.For != waiter.Running || got.Timeout != 10*time.Minute || got.Output != "json" {
+	if got.Ref.String() != "tf/mnist" || got.For != waiter.Running || got.Timeout != 10*time.Minute || got.Print.Format() != printers.FormatJSON {
 		t.Errorf("options %+v", got)
 	}
 
@@ -35,10 +36,10 @@ func TestFlagsMakeOptions(t *testing.T) {
 	if err := run(cmd, "mnist"); err != nil {
 		t.Fatal(err)
 	}
-	if got.For != waiter.Finished || got.Timeout != wait.DefaultTimeout {
+	if got.For != waiter.Finished || got.Timeout != waiter.DefaultTimeout {
 		t.Errorf("defaults: %+v", got)
 	}
-	for _, args := range [][]string{{"mnist", "--for", "done"}, {"mnist", "-o", "yaml"}, {"x/mnist"}} {
+	for _, args := range [][]string{{"mnist", "--for", "done"}, {"mnist", "-o", "wide"}, {"x/mnist"}} {
 		err := run(wait.NewCmdWait(f, func(*wait.Options) error { return nil }), args...)
 		if exit.Code(err) != exit.Usage {
 			t.Errorf("%q: %v, want a usage error", args, err)

@@ -1,4 +1,4 @@
-package list
+package cmdutil
 
 import (
 	"context"
@@ -6,21 +6,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 )
 
 // CompleteJobs completes job arguments (get, delete) with the names of the
 // namespace's jobs, each described by its kind and state.
-func CompleteJobs(f *cmdutil.Factory) cobra.CompletionFunc {
+func CompleteJobs(f *Factory) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		o := &Options{Factory: f, IO: f.IOStreams}
-		if err := o.Complete(ctx); err != nil {
+		ns, client, err := NamespacedJobs(f)
+		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		res, err := o.Client.List(ctx, jobclient.ListOptions{Namespace: o.Namespace})
+		res, err := client.List(ctx, jobclient.ListOptions{Namespace: ns})
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -34,12 +33,20 @@ func CompleteJobs(f *cmdutil.Factory) cobra.CompletionFunc {
 
 // CompleteJob completes the one job argument of a command (get, logs, ...):
 // job names for the first argument, nothing after it.
-func CompleteJob(f *cmdutil.Factory) cobra.CompletionFunc {
-	jobs := CompleteJobs(f)
+func CompleteJob(f *Factory) cobra.CompletionFunc {
+	names := CompleteJobs(f)
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return jobs(cmd, args, toComplete)
+		return names(cmd, args, toComplete)
+	}
+}
+
+// CompleteWords completes a flag or argument with a fixed set of values,
+// never with file names.
+func CompleteWords(words ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return words, cobra.ShellCompDirectiveNoFileComp
 	}
 }

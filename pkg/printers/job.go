@@ -1,0 +1,28 @@
+package printers
+
+import (
+	"time"
+
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+)
+
+// ExternalUser marks, in a USER column, a job made without easyai that names
+// no user.
+const ExternalUser = "(external)"
+
+// JobUser is a job's USER column: its submitter, or ExternalUser.
+func JobUser(s *jobmodel.Summary) string {
+	if s.User == "" && !s.ByEasyAI() {
+		return ExternalUser
+	}
+	return s.User
+}
+
+// JobDuration is a job's DURATION column: how long it has run, "-" before
+// it started.
+func JobDuration(s *jobmodel.Summary, now time.Time) string {
+	if s.Started == nil {
+		return "-"
+	}
+	return HumanDuration(s.Duration(now))
+}

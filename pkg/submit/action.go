@@ -1,0 +1,350 @@
+package submit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/shlex"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/prompter"
+	"github.com/easyai-dev/easyai/pkg/render"
+)
+
+// DryRun is --dry-run: None creates the job; Client renders it without
+// asking the cluster anything; Server has the API server validate it
+// without storing it.
+type DryRun string
+
+// The dry runs.
+const (
+	DryRunNone   DryRun = "none"
+	DryRunClient DryRun = "client"
+	DryRunServer DryRun = "server"
+)
+
+// ParseDryRun reads --dry-run.
+func ParseDryRun(s string) (DryRun, error) {
+	switch d := DryRun(s); d {
+	case DryRunNone, DryRunClient, DryRunServer:
+		return d, nil
+	}
+	return "", exit.UsageErrorf(`--dry-run %q: must be "client" or "server" (written --dry-run=client, with "=")`, s)
+}
+
+// Settings are the configuration's defaults a submission uses.
+type Settings struct {
+	Image         string
+	Queue         string
+	PriorityClass string
+	GPUResource   string
+	// Labels go on every job, under the user's --label.
+	Labels map[string]string
+}
+
+// Submission is one "easyai submit", as helm's install action is one
+// install: it owns the values (flags, job files, --set and the settings'
+// defaults), the choice of a kind's backend, the rendering and the request
+// that creates the job. The command parses flags into it and prints what
+// Run returns.
+type Submission struct {
+	Kinds *kinds.Registry
+	// Kind is the kind submitted; nil: the kind the first job file names.
+	Kind kinds.Kind
+	// Flags are the common flags; KindValues turns the kind's own flags
+	// into values (nil: none, as for "submit -f").
+	Flags      Flags
+	KindValues kinds.KindValues
+	// BackendFlags are the flags a kinds.BackendChooser reads (--backend).
+	BackendFlags *pflag.FlagSet
+
+	ChartDir string
+	// JobFiles are the -f files as read (once: a pipe cannot be read twice).
+	JobFiles []render.ValueFile
+	Set      []string
+	DryRun   DryRun
+
+	Namespace  string
+	Settings   Settings
+	CLIVersion string
+
+	// User is who submits (not asked for a client dry run: ClientUser is).
+	User       func(ctx context.Context) (string, error)
+	ClientUser func() (string, error)
+	// Served tells whether the cluster serves a resource (for a backend
+	// choice); Dynamic creates the job.
+	Served  func(ctx context.Context, gvr schema.GroupVersionResource) (bool, error)
+	Dynamic func() (dynamic.Interface, error)
+	// Prompter asks for a missing image or command; nil never asks.
+	Prompter prompter.Prompter
+	// Notes receives what the user should know and is not data: the name
+	// generated, the backend chosen (stderr).
+	Notes io.Writer
+}
+
+// Result is what a submission made.
+type Result struct {
+	// Kind is the kind the job was created as: a kind with backends
+	// (ColossalAI on Volcano) may have been rendered as another.
+	Kind kinds.Kind
+	// Object is the job: as rendered for a client dry run, else as the API
+	// server returned it.
+	Object *unstructured.Unstructured
+}
+
+// ErrJobFileNamesNoKind is a job file without a "kind" key.
+var ErrJobFileNamesNoKind = errors.New("the job file names no kind")
+
+// KindOfJobFile reads the kind a job file names; an error wrapping
+// ErrJobFileNamesNoKind when it names none.
+func KindOfJobFile(reg *kinds.Registry, file render.ValueFile) (kinds.Kind, error) {
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(file.Data, &head); err != nil {
+		return nil, exit.UsageErrorf("-f %s: %v", file.Name, err)
+	}
+	if head.Kind == "" {
+		return nil, exit.UsageErrorf("-f %s: %w (add e.g. \"kind: tf\"), or use easyai submit KIND -f", file.Name, ErrJobFileNamesNoKind)
+	}
+	k, ok := reg.Lookup(head.Kind)
+	if !ok {
+		return nil, exit.UsageErrorf("-f %s: unknown kind %q (known: %s)", file.Name, head.Kind, strings.Join(reg.Names(), ", "))
+	}
+	return k, nil
+}
+
+// Validate checks the submission without the cluster: the kind (from the
+// first job file when none is given) and that no job file names another.
+func (s *Submission) Validate() error {
+	if s.Kind == nil {
+		if len(s.JobFiles) == 0 {
+			return exit.UsageErrorf("name the kind (%s) or give a job file with -f", strings.Join(s.Kinds.Names(), ", "))
+		}
+		k, err := KindOfJobFile(s.Kinds, s.JobFiles[0])
+		if err != nil {
+			return err
+		}
+		s.Kind = k
+	}
+	for _, file := range s.JobFiles {
+		named, err := KindOfJobFile(s.Kinds, file)
+		if errors.Is(err, ErrJobFileNamesNoKind) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if named.Name() != s.Kind.Name() {
+			return exit.UsageErrorf("-f %s is a %s job file, not %s", file.Name, named.Name(), s.Kind.Name())
+		}
+	}
+	return nil
+}
+
+// Run renders the job and creates it (or, for a dry run, only renders it,
+// or has the API server validate it).
+func (s *Submission) Run(ctx context.Context) (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	values, err := s.flagValues()
+	if err != nil {
+		return nil, err
+	}
+	labels, annotations, err := s.Flags.Metadata()
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range s.Settings.Labels {
+		if _, ok := labels[k]; !ok {
+			labels[k] = v
+		}
+	}
+	renderAs, err := s.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{
+		Kind: renderAs, Namespace: s.Namespace, ChartDir: s.ChartDir, ValueFiles: s.JobFiles, Values: values, Set: s.Set,
+		Experiment: s.Flags.Experiment, Labels: labels, Annotations: annotations, CLIVersion: s.CLIVersion,
+	}
+	if err := req.loadChart(); err != nil {
+		return nil, err
+	}
+	if err := s.fillDefaults(req); err != nil {
+		return nil, err
+	}
+	if s.DryRun == DryRunClient {
+		// A client dry run makes no call: the user is the kubeconfig's.
+		if s.ClientUser != nil {
+			req.User, _ = s.ClientUser()
+		}
+	} else if req.User, err = s.User(ctx); err != nil {
+		return nil, err
+	}
+	obj, err := Build(req)
+	if err != nil {
+		return nil, err
+	}
+	// A job rendered as another kind is created and read back as that kind.
+	created := s.Kind
+	if k, ok := s.Kinds.ForGVK(renderAs.GroupVersionKind()); ok {
+		created = k
+	}
+	if s.DryRun == DryRunClient {
+		return &Result{Kind: created, Object: obj}, nil
+	}
+	client, err := s.Dynamic()
+	if err != nil {
+		return nil, err
+	}
+	if obj, err = Create(ctx, client, created, obj, s.DryRun == DryRunServer); err != nil {
+		return nil, err
+	}
+	return &Result{Kind: created, Object: obj}, nil
+}
+
+// flagValues are the values of the flags the user set, the kind's own
+// merged over the common ones, and the GPU resource of the settings.
+func (s *Submission) flagValues() (map[string]any, error) {
+	values, err := s.Flags.Values()
+	if err != nil {
+		return nil, err
+	}
+	if s.KindValues != nil {
+		kindValues, err := s.KindValues(kinds.SubmitCommon{Workers: s.Flags.Workers, Changed: s.Flags.Changed})
+		if err != nil {
+			return nil, err
+		}
+		values = render.MergeMaps(values, kindValues)
+	}
+	values["gpuResource"] = s.Settings.GPUResource
+	return values, nil
+}
+
+// backend is the kind to render the job as: the kind itself, or what a
+// kinds.BackendChooser picks for this cluster.
+func (s *Submission) backend(ctx context.Context) (kinds.Kind, error) {
+	chooser, ok := s.Kind.(kinds.BackendChooser)
+	if !ok {
+		return s.Kind, nil
+	}
+	probe := kinds.BackendProbe{Offline: s.DryRun == DryRunClient}
+	if !probe.Offline {
+		probe.Served = s.Served
+	}
+	flags := s.BackendFlags
+	if flags == nil {
+		flags = pflag.NewFlagSet("submit", pflag.ContinueOnError)
+	}
+	k, note, err := chooser.SubmitBackend(ctx, flags, probe)
+	if note != "" && s.Notes != nil {
+		fmt.Fprintln(s.Notes, note)
+	}
+	return k, err
+}
+
+// fillDefaults completes the values: a generated name, the queue and
+// priority of the settings, and the image and command from the settings or,
+// on a terminal, from the user. It also refuses a "kind" value naming
+// another kind than the one submitted.
+func (s *Submission) fillDefaults(req *Request) error {
+	resolved, err := req.Resolved()
+	if err != nil {
+		return err
+	}
+	if named, ok := resolved["kind"].(string); ok && named != "" {
+		if k, known := s.Kinds.Lookup(named); !known || k.Name() != s.Kind.Name() {
+			return exit.UsageErrorf("%s %q: this is a %s job (known kinds: %s)", req.Source("kind"), named, s.Kind.Name(), strings.Join(s.Kinds.Names(), ", "))
+		}
+	}
+	if name, _ := resolved["name"].(string); name == "" {
+		name = GenerateName(s.Kind.Name())
+		req.Values["name"] = name
+		if s.Notes != nil {
+			fmt.Fprintf(s.Notes, "Job name: %s\n", name)
+		}
+	}
+	if rp, _ := resolved["runPolicy"].(map[string]any); s.Settings.Queue != "" && (rp == nil || rp["queue"] == nil || rp["queue"] == "") {
+		req.Values = render.MergeMaps(req.Values, map[string]any{"runPolicy": map[string]any{"queue": s.Settings.Queue}})
+	}
+	if p, _ := resolved["priorityClassName"].(string); p == "" && s.Settings.PriorityClass != "" {
+		if err := CheckObjectName("PriorityClass")("the configuration's priority-class", s.Settings.PriorityClass); err != nil {
+			return err
+		}
+		req.Values["priorityClassName"] = s.Settings.PriorityClass
+	}
+	if missing(resolved, "image") {
+		image := s.Settings.Image
+		if image == "" && s.Prompter != nil {
+			if image, err = s.Prompter.Input("Image", "the container image every replica runs", ""); err != nil {
+				return err
+			}
+		}
+		if image == "" {
+			return exit.UsageErrorf("--image is required (or set a default: easyai config set image IMAGE)")
+		}
+		if err := CheckImage("image", image); err != nil {
+			return err
+		}
+		req.Values["image"] = image
+	}
+	if missing(resolved, "command") {
+		if s.Prompter == nil {
+			return exit.UsageErrorf(`the command is required: put it after "--" (easyai submit %s [flags] -- python train.py)`, s.Kind.Name())
+		}
+		line, err := s.Prompter.Input("Command", "what every replica runs, e.g. python train.py --epochs 10", "")
+		if err != nil {
+			return err
+		}
+		argv, err := shlex.Split(line)
+		if err != nil || len(argv) == 0 {
+			return exit.UsageErrorf("command %q: %v", line, err)
+		}
+		req.Values["command"] = toAny(argv)
+	}
+	return nil
+}
+
+// missing reports whether key is set neither at the top of the values nor
+// in every role that has replicas.
+func missing(values map[string]any, key string) bool {
+	if !empty(values[key]) {
+		return false
+	}
+	roles, _ := values["roles"].(map[string]any)
+	running := 0
+	for _, r := range roles {
+		role, _ := r.(map[string]any)
+		if n, _ := number(role["replicas"]); n == 0 {
+			continue
+		}
+		running++
+		if empty(role[key]) {
+			return true
+		}
+	}
+	return running == 0
+}
+
+func empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
