@@ -55,3 +55,17 @@ func Age(now, t time.Time) string {
 	}
 	return HumanDuration(now.Sub(t))
 }
+
+// Bytes is a size in binary units: 512 B, 3.2 KiB, 12.0 MiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n)/unit, 0
+	for f >= unit && i < 4 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", f, []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[i])
+}

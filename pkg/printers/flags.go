@@ -25,6 +25,10 @@ const (
 	FormatTemplate Format = "template"
 )
 
+// FlagAnnotation marks an -o flag added by PrintFlags, so that a test can
+// tell that every command prints through it.
+const FlagAnnotation = "easyai.io/print-flags"
+
 // DocumentPrinter prints a command's document (json, yaml or a template).
 type DocumentPrinter interface {
 	PrintDocument(w io.Writer, v any) error
@@ -57,6 +61,12 @@ func (p *PrintFlags) WithDefault(f Format) *PrintFlags {
 	return p
 }
 
+// WithOutput sets -o as if given (for tests and callers without flags).
+func (p *PrintFlags) WithOutput(output string) *PrintFlags {
+	p.Output = output
+	return p
+}
+
 // AddFlags adds -o/--output to cmd, with its completion.
 func (p *PrintFlags) AddFlags(cmd *cobra.Command) {
 	help := "output format: " + p.names()
@@ -64,6 +74,7 @@ func (p *PrintFlags) AddFlags(cmd *cobra.Command) {
 		help += " (default: " + p.defaultText + ")"
 	}
 	cmd.Flags().StringVarP(&p.Output, "output", "o", string(p.byDefault), help)
+	_ = cmd.Flags().SetAnnotation("output", FlagAnnotation, []string{"true"})
 	var words []string
 	directive := cobra.ShellCompDirectiveNoFileComp
 	for _, f := range p.formats {

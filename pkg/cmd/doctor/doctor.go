@@ -11,7 +11,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -22,7 +21,7 @@ type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
 
-	Output string
+	Print *printers.PrintFlags
 
 	// Set by Complete.
 	Kube   kubernetes.Interface
@@ -31,7 +30,8 @@ type Options struct {
 
 // NewCmdDoctor returns the command; runF replaces Complete and Run in tests.
 func NewCmdDoctor(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{Factory: f, IO: f.IOStreams,
+		Print: printers.NewPrintFlags("tables", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Show what the cluster serves and what you may do in the namespace",
@@ -57,17 +57,13 @@ namespace-scoped user needs, with a Role to start from (examples/rbac/).`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json (default: tables)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
+	o.Print.AddFlags(cmd)
 	return cmd
 }
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if o.Output != "" && o.Output != "json" {
-		return exit.UsageErrorf("--output %q: must be json (or omitted)", o.Output)
-	}
-	return nil
+	return o.Print.Validate()
 }
 
 // Complete resolves the namespace, the context, the server and the client.
@@ -102,8 +98,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := kube.Diagnose(ctx, o.Kube, o.Factory.Kinds, &o.Report); err != nil {
 		return err
 	}
-	if o.Output == "json" {
-		return printers.JSON(o.IO.Out, &o.Report)
+	if o.Print.IsDocument() {
+		return o.Print.PrintDocument(o.IO.Out, &o.Report)
 	}
 	return o.print()
 }

@@ -137,7 +137,7 @@ func TestDoctorJSON(t *testing.T) {
 
 func TestDoctorBadOutput(t *testing.T) {
 	f, _ := cluster(t)
-	if err := execute(f, nil, "-o", "yaml"); exit.Code(err) != exit.Usage {
-		t.Errorf("-o yaml: %v", err)
+	if err := execute(f, nil, "-o", "wide"); exit.Code(err) != exit.Usage {
+		t.Errorf("-o wide: %v", err)
 	}
 }

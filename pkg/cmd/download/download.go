@@ -5,10 +5,10 @@ package download
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +19,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/transfer"
 )
@@ -34,7 +35,7 @@ type Options struct {
 	RemotePath string
 	LocalDir   string
 	Retries    int
-	Output     string
+	Print      *printers.PrintFlags
 	// MaxBytes is --max-bytes as given ("": the destination's free space).
 	MaxBytes    string
 	MaxFiles    int
@@ -57,9 +58,10 @@ type Options struct {
 
 // NewCmdDownload returns the command; runF replaces Complete and Run in tests.
 func NewCmdDownload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{Factory: f, IO: f.IOStreams,
+		Print: printers.NewPrintFlags("a summary on stderr only", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
 	cmd := &cobra.Command{
-		Use:   "download JOB [REMOTE_PATH] [-o LOCAL_DIR] [--task TASK]",
+		Use:   "download JOB [REMOTE_PATH [LOCAL_DIR]] [--task TASK]",
 		Short: "Copy files out of a training job",
 		Long: `Copy a file or directory out of a replica of a training job, as
 "kubectl cp" does: tar runs in the replica's container and its archive is
@@ -96,23 +98,29 @@ that user may read. Its image (--fetcher-image, or the fetcher-image
 setting) needs sh, sleep and tar.
 
 A progress bar is drawn on stderr when it is a terminal; otherwise only a
-one-line summary is printed there at the end. -o json also prints the
-summary as a JSON document on stdout.`,
+one-line summary is printed there at the end. -o json (or yaml, or a
+template) also prints the summary as a document on stdout.`,
 		Example: `  # the working directory's outputs/ of the default replica, into ./outputs
   easyai download mnist outputs
 
   # one file of worker-1 into /tmp
-  easyai download tf/mnist logs/train.log --task worker-1 -o /tmp
+  easyai download tf/mnist logs/train.log /tmp --task worker-1
 
   # after the job ended: from the storage it mounted with --data ckpt:/mnt/ckpt
-  easyai download mnist /mnt/ckpt/run-3 -o ./checkpoints`,
-		Args:              jobAndPath,
+  easyai download mnist /mnt/ckpt/run-3 ./checkpoints
+
+  # for a script: what was downloaded, as JSON on stdout
+  easyai download mnist outputs ./run1 -o json`,
+		Args:              jobAndPaths,
 		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg, o.RemotePath = args[0], "."
+			o.JobArg, o.RemotePath, o.LocalDir = args[0], ".", "."
 			o.fetcherImageSet = cmd.Flags().Changed("fetcher-image")
-			if len(args) == 2 {
+			if len(args) > 1 {
 				o.RemotePath = args[1]
+			}
+			if len(args) > 2 {
+				o.LocalDir = args[2]
 			}
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
@@ -121,9 +129,8 @@ summary as a JSON document on stdout.`,
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.Task, "task", "", "the replica to copy from, e.g. worker-1 (default: chief, master, launcher or worker-0)")
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
-	fl.StringVarP(&o.LocalDir, "local-dir", "o", ".", "the local directory to write to")
-	_ = cmd.MarkFlagDirname("local-dir")
-	fl.StringVar(&o.Output, "output", "", `"json": also print the summary as JSON on stdout`)
+	o.Print.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteWords())
 	fl.IntVar(&o.Retries, "retries", transfer.DefaultRetries, "how often a broken stream is resumed")
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
@@ -134,10 +141,11 @@ summary as a JSON document on stdout.`,
 	return cmd
 }
 
-// jobAndPath requires a job and at most one remote path, as a usage error.
-func jobAndPath(cmd *cobra.Command, args []string) error {
-	if len(args) < 1 || len(args) > 2 {
-		return exit.UsageErrorf("%q needs a job and at most one remote path: JOB [REMOTE_PATH] (got %d arguments)", cmd.CommandPath(), len(args))
+// jobAndPaths requires a job, at most one remote path and one local
+// directory, as a usage error.
+func jobAndPaths(cmd *cobra.Command, args []string) error {
+	if len(args) < 1 || len(args) > 3 {
+		return exit.UsageErrorf("%q needs a job, then at most a remote path and a local directory: JOB [REMOTE_PATH [LOCAL_DIR]] (got %d arguments)", cmd.CommandPath(), len(args))
 	}
 	return nil
 }
@@ -148,10 +156,13 @@ func (o *Options) Validate() error {
 		return exit.UsageErrorf("REMOTE_PATH is empty: give a path, or none for the working directory")
 	}
 	if o.LocalDir == "" {
-		return exit.UsageErrorf("-o: give a local directory")
+		return exit.UsageErrorf("LOCAL_DIR is empty: give a directory, or none for the current one")
 	}
-	if o.Output != "" && o.Output != "json" {
-		return exit.UsageErrorf("--output %q: only json is supported", o.Output)
+	if err := o.Print.Validate(); err != nil {
+		if !strings.ContainsAny(o.Print.Output, "=") && (strings.ContainsAny(o.Print.Output, "/.") || o.Print.Output == "~") {
+			return exit.WithHint(err, "the local directory is the third argument: "+o.Factory.ExecutableName+" download JOB REMOTE_PATH "+o.Print.Output)
+		}
+		return err
 	}
 	if o.Retries < 0 {
 		return exit.UsageErrorf("--retries %d: must not be negative", o.Retries)
@@ -300,18 +311,13 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Downloaded %s, %s from %s to %s in %s%s\n",
-		plural(res.Files, "file"), formatBytes(res.Bytes), from, o.LocalDir, formatElapsed(res.Elapsed), notes(res))
-	if o.Output != "json" {
+		plural(res.Files, "file"), printers.Bytes(res.Bytes), from, o.LocalDir, formatElapsed(res.Elapsed), notes(res))
+	if !o.Print.IsDocument() {
 		return nil
 	}
 	sum.LocalDir, sum.Files, sum.Bytes, sum.Skipped, sum.Retries = o.LocalDir, res.Files, res.Bytes, res.Skipped, res.Retries
 	sum.Seconds = res.Elapsed.Seconds()
-	data, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(o.IO.Out, string(data))
-	return err
+	return o.Print.PrintDocument(o.IO.Out, sum)
 }
 
 func notes(res transfer.Result) string {
@@ -333,20 +339,6 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("%d entries", n)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// formatBytes is a size in binary units: 512 B, 3.2 KiB, 12.0 MiB.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n)/unit, 0
-	for f >= unit && i < 4 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", f, []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[i])
 }
 
 func formatElapsed(d time.Duration) string {

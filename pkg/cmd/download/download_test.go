@@ -29,6 +29,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -42,12 +43,12 @@ func TestFlagsMakeOptions(t *testing.T) {
 	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *downloadcmd.Options
 	cmd := downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil })
-	if err := run(cmd, "tf/mnist", "outputs", "--task", "worker-1", "-o", "out", "--retries", "2", "--output", "json",
+	if err := run(cmd, "tf/mnist", "outputs", "out", "--task", "worker-1", "--retries", "2", "-o", "json",
 		"--fetcher-image", "alpine:3", "--fetcher-timeout", "30s"); err != nil {
 		t.Fatal(err)
 	}
 	if got.Ref.String() != "tf/mnist" || got.RemotePath != "outputs" || got.Task != "worker-1" || got.LocalDir != "out" ||
-		got.Retries != 2 || got.Output != "json" || got.FetcherImage != "alpine:3" || got.FetcherTimeout != 30*time.Second {
+		got.Retries != 2 || got.Print.Format() != printers.FormatJSON || got.FetcherImage != "alpine:3" || got.FetcherTimeout != 30*time.Second {
 		t.Errorf("options %+v", got)
 	}
 	if err := run(downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil }), "mnist"); err != nil {
@@ -57,7 +58,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 		t.Errorf("defaults %+v", got)
 	}
 	for _, args := range [][]string{
-		{}, {"mnist", "a", "b"}, {"mnist", "--output", "yaml"}, {"mnist", "--retries", "-1"}, {"mnist", ""}, {"mnist", "-o", ""},
+		{}, {"mnist", "a", "b", "c"}, {"mnist", "--output", "wide"}, {"mnist", "-o", "./run1"}, {"mnist", "--retries", "-1"}, {"mnist", ""}, {"mnist", ".", ""},
 	} {
 		err := run(downloadcmd.NewCmdDownload(f, func(*downloadcmd.Options) error { return nil }), args...)
 		if exit.Code(err) != exit.Usage {
@@ -136,7 +137,7 @@ func TestDownloadFromTheDefaultReplica(t *testing.T) {
 			c := &container{archive: outputsArchive(t)}
 			f, stdout, stderr := factory(t, tty, kube, jobclienttest.Fixtures()...)
 			dir := filepath.Join(t.TempDir(), "out")
-			if err := run(newCmd(f, c), "mnist", "outputs", "-o", dir); err != nil {
+			if err := run(newCmd(f, c), "mnist", "outputs", dir); err != nil {
 				t.Fatal(err)
 			}
 			b, err := os.ReadFile(filepath.Join(dir, "outputs", "model.bin"))
@@ -172,7 +173,7 @@ func TestDownloadPrintsJSON(t *testing.T) {
 	c := &container{archive: outputsArchive(t)}
 	f, stdout, _ := factory(t, false, kube, jobclienttest.Fixtures()...)
 	dir := t.TempDir()
-	if err := run(newCmd(f, c), "mnist", "/work/outputs", "--task", "worker-1", "-o", dir, "--output", "json"); err != nil {
+	if err := run(newCmd(f, c), "mnist", "/work/outputs", dir, "--task", "worker-1", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
 	var doc downloadcmd.Summary
@@ -207,7 +208,7 @@ func TestDownloadThroughAFetcherPodOnceThePodsAreGone(t *testing.T) {
 	c := &container{archive: outputsArchive(t)}
 	f, _, stderr := factory(t, false, kube, finished(`{"data":[{"claim":"results","mountPath":"/mnt/results"}]}`))
 	dir := t.TempDir()
-	if err := run(newCmd(f, c), "done", "/mnt/results/outputs", "-o", dir); err != nil {
+	if err := run(newCmd(f, c), "done", "/mnt/results/outputs", dir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "outputs", "metrics.json")); err != nil {
@@ -295,7 +296,7 @@ func TestMaxBytesStopsTheDownload(t *testing.T) {
 	c := &container{archive: outputsArchive(t)}
 	f, stdout, stderr := factory(t, false, kube, jobclienttest.Fixtures()...)
 	dir := t.TempDir()
-	err := run(newCmd(f, c), "mnist", "outputs", "-o", dir, "--max-bytes", "1Mi")
+	err := run(newCmd(f, c), "mnist", "outputs", dir, "--max-bytes", "1Mi")
 	if exit.Code(err) != exit.Error ||
 		err.Error() != `"outputs/model.bin" (3145728 bytes) would take the download past --max-bytes 1048576 (11 bytes written); it stopped there` {
 		t.Fatalf("err %v", err)
@@ -327,7 +328,7 @@ func TestFetcherImageFromTheSetting(t *testing.T) {
 		})
 		f, _, _ := factory(t, false, kube, finished(`{"data":[{"claim":"results","mountPath":"/mnt/results"}]}`))
 		f.Config = func() (*config.Config, error) { return &config.Config{FetcherImage: tt.setting}, nil }
-		args := []string{"done", "/mnt/results/outputs", "-o", t.TempDir()}
+		args := []string{"done", "/mnt/results/outputs", t.TempDir()}
 		if tt.flag != "" {
 			args = append(args, "--fetcher-image", tt.flag)
 		}

@@ -25,11 +25,8 @@ type Options struct {
 	IO      *iostreams.IOStreams
 	cmdutil.JobOptions
 
-	Output string
-	Raw    bool
-
-	// Set by Validate.
-	Template *printers.Template
+	Print *printers.PrintFlags
+	Raw   bool
 }
 
 // MaxEvents is how many of the latest warnings the human output shows.
@@ -37,7 +34,8 @@ const MaxEvents = 10
 
 // NewCmdGet returns the command; runF replaces Complete and Run in tests.
 func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("the job's status, replicas and warnings",
+		printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:   "get JOB",
 		Short: "Show a training job, its replicas and its warnings",
@@ -65,29 +63,18 @@ be given with its kind.
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE (fields as in -o json)")
+	o.Print.AddFlags(cmd)
 	fl.BoolVar(&o.Raw, "raw", false, "print the job object itself (YAML; JSON with -o json; a template reads the object)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name", "jsonpath=", "go-template="}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.
 func (o *Options) Validate() error {
-	tmpl, err := printers.ParseTemplate(o.Output)
-	if err != nil {
+	if err := o.Print.Validate(); err != nil {
 		return err
 	}
-	o.Template = tmpl
-	switch o.Output {
-	case "", "json", "yaml":
-	case "name":
-		if o.Raw {
-			return exit.UsageErrorf("--raw prints YAML or JSON, not -o name")
-		}
-	default:
-		if tmpl == nil {
-			return exit.UsageErrorf("--output %q: must be json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE", o.Output)
-		}
+	if o.Raw && o.Print.Format() == printers.FormatName {
+		return exit.UsageErrorf("--raw prints YAML or JSON, not -o name")
 	}
 	return o.ParseJob(o.Factory.Kinds)
 }
@@ -101,18 +88,15 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.Output == "name" {
+	if o.Print.Format() == printers.FormatName {
 		_, err := fmt.Fprintf(o.IO.Out, "%s/%s\n", k.Name(), obj.GetName())
 		return err
 	}
 	if o.Raw {
 		raw := obj.DeepCopy()
 		unstructured.RemoveNestedField(raw.Object, "metadata", "managedFields")
-		if o.Template != nil {
-			return o.Template.Print(o.IO.Out, raw.Object)
-		}
-		if o.Output == "json" {
-			return printers.JSON(o.IO.Out, raw.Object)
+		if o.Print.IsDocument() {
+			return o.Print.PrintDocument(o.IO.Out, raw.Object)
 		}
 		return printers.YAML(o.IO.Out, raw.Object)
 	}
@@ -124,14 +108,8 @@ func (o *Options) Run(ctx context.Context) error {
 		fmt.Fprintf(o.IO.ErrOut, "Warning: %s/%s: %v: its image and command are read from its pod templates\n", k.Name(), obj.GetName(), d.RequestErr)
 	}
 	now := o.Factory.Now()
-	if o.Template != nil {
-		return o.Template.Print(o.IO.Out, jobclient.DocumentOf(d, now))
-	}
-	switch o.Output {
-	case "json":
-		return printers.JSON(o.IO.Out, jobclient.DocumentOf(d, now))
-	case "yaml":
-		return printers.YAML(o.IO.Out, jobclient.DocumentOf(d, now))
+	if o.Print.IsDocument() {
+		return o.Print.PrintDocument(o.IO.Out, jobclient.DocumentOf(d, now))
 	}
 	return o.printDetails(d, now)
 }

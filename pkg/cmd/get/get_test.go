@@ -57,8 +57,8 @@ func TestNewCmdGet(t *testing.T) {
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
 			}
-			if got.Ref.String() != tt.ref || got.Output != tt.output || got.Raw != tt.raw {
-				t.Errorf("ref %s output %q raw %v, want %s %q %v", got.Ref, got.Output, got.Raw, tt.ref, tt.output, tt.raw)
+			if got.Ref.String() != tt.ref || got.Print.Output != tt.output || got.Raw != tt.raw {
+				t.Errorf("ref %s output %q raw %v, want %s %q %v", got.Ref, got.Print.Output, got.Raw, tt.ref, tt.output, tt.raw)
 			}
 		})
 	}
@@ -71,7 +71,7 @@ func TestNewCmdGetBadInput(t *testing.T) {
 		{"nosuchkind/mnist", `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"mnist --kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"tf/mnist --kind pytorch", `"tf/mnist" is a tf job but --kind says pytorch`},
-		{"mnist -o wide", `--output "wide": must be json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE`},
+		{"mnist -o wide", `-o "wide": must be one of json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE, go-template=TEMPLATE, go-template-file=FILE`},
 		{"mnist --raw -o name", `--raw prints YAML or JSON, not -o name`},
 	}
 	for _, tt := range tests {

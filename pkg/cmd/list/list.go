@@ -27,7 +27,7 @@ type Options struct {
 	IO      *iostreams.IOStreams
 
 	AllNamespaces bool
-	Output        string
+	Print         *printers.PrintFlags
 	KindNames     []string
 	StatusNames   []string
 	Experiment    string
@@ -36,21 +36,18 @@ type Options struct {
 	Selector      string
 
 	// Set by Validate.
-	Kinds    []kinds.Kind
-	States   []jobmodel.State
-	Template *printers.Template
+	Kinds  []kinds.Kind
+	States []jobmodel.State
 
 	// Set by Complete.
 	Namespace string
 	Client    *jobclient.Client
 }
 
-// Outputs are the values of -o.
-var Outputs = []string{"wide", "json", "yaml", "name"}
-
 // NewCmdList returns the command; runF replaces Complete and Run in tests.
 func NewCmdList(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
+		printers.FormatWide, printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -94,14 +91,13 @@ document (docs/output.md); -o name prints KIND/NAME lines.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "list the jobs of every namespace")
-	fl.StringVarP(&o.Output, "output", "o", "", "output format: wide, json, yaml, name, jsonpath=TEMPLATE or go-template=TEMPLATE (fields as in -o json)")
+	o.Print.AddFlags(cmd)
 	fl.StringSliceVar(&o.KindNames, "kind", nil, "only jobs of these kinds ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias; repeatable or comma-separated)")
 	fl.StringSliceVar(&o.StatusNames, "status", nil, "only jobs in these states ("+strings.ToLower(stateNames())+"; repeatable or comma-separated)")
 	fl.StringVar(&o.Experiment, "experiment", "", "only the jobs of this experiment")
 	fl.StringVar(&o.User, "user", "", "only the jobs this user submitted")
 	fl.BoolVar(&o.Mine, "mine", false, "only the jobs you submitted (the user the API server knows you as)")
 	fl.StringVarP(&o.Selector, "selector", "l", "", "label selector, passed to the API server (e.g. team=vision,tier!=dev)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(append(Outputs, "jsonpath=", "go-template="), cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(strings.Split(strings.ToLower(stateNames()), ", "), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -117,17 +113,8 @@ func stateNames() string {
 
 // Validate checks the flags without reaching the cluster.
 func (o *Options) Validate() error {
-	tmpl, err := printers.ParseTemplate(o.Output)
-	if err != nil {
+	if err := o.Print.Validate(); err != nil {
 		return err
-	}
-	o.Template = tmpl
-	switch o.Output {
-	case "", "wide", "json", "yaml", "name":
-	default:
-		if tmpl == nil {
-			return exit.UsageErrorf("--output %q: must be one of %s, or %s", o.Output, strings.Join(Outputs, ", "), templateOutputs())
-		}
 	}
 	if o.Mine && o.User != "" {
 		return exit.UsageErrorf("--mine and --user %q: give one of them", o.User)
@@ -224,15 +211,10 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	o.reportRefused(res.Refused)
 	now := o.Factory.Now()
-	if o.Template != nil {
-		return o.Template.Print(o.IO.Out, jobclient.ListOf(res.Jobs, now))
+	if o.Print.IsDocument() {
+		return o.Print.PrintDocument(o.IO.Out, jobclient.ListOf(res.Jobs, now))
 	}
-	switch o.Output {
-	case "json":
-		return printers.JSON(o.IO.Out, jobclient.ListOf(res.Jobs, now))
-	case "yaml":
-		return printers.YAML(o.IO.Out, jobclient.ListOf(res.Jobs, now))
-	case "name":
+	if o.Print.Format() == printers.FormatName {
 		for _, j := range res.Jobs {
 			fmt.Fprintf(o.IO.Out, "%s/%s\n", j.Kind.Name(), j.Summary.Name)
 		}
@@ -251,7 +233,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 func (o *Options) printTable(js []jobclient.Job, now time.Time) error {
 	header := []string{"NAME", "KIND", "STATUS", "WORKERS", "GPUS", "AGE", "DURATION", "USER"}
-	wide := o.Output == "wide"
+	wide := o.Print.Format() == printers.FormatWide
 	if wide {
 		header = append(header, "EXPERIMENT", "REASON", "MANAGED-BY")
 	}
@@ -313,13 +295,4 @@ func (o *Options) reportRefused(refused []kinds.Kind) {
 	for _, k := range refused {
 		fmt.Fprintf(o.IO.ErrOut, "Warning: cannot list %s %s: forbidden\n", k.Resource().Resource, where)
 	}
-}
-
-// templateOutputs names the template outputs for messages.
-func templateOutputs() string {
-	names := make([]string, len(printers.TemplateOutputs))
-	for i, t := range printers.TemplateOutputs {
-		names[i] = t + "..."
-	}
-	return strings.Join(names, ", ")
 }

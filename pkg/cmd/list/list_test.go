@@ -20,6 +20,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
 func TestMain(m *testing.M) {
@@ -44,13 +45,13 @@ func TestNewCmdList(t *testing.T) {
 		states []jobmodel.State
 	}{
 		{args: "", want: Options{}},
-		{args: "-A -o wide", want: Options{AllNamespaces: true, Output: "wide"}},
+		{args: "-A -o wide", want: Options{AllNamespaces: true, Print: printers.NewPrintFlags("").WithOutput("wide")}},
 		{args: "--kind tf --kind pytorchjob", kinds: []string{"tf", "pytorch"}},
 		{args: "--kind tfjob,TFJob,torch", kinds: []string{"tf", "pytorch"}},
 		{args: "--status running,QUEUED --status Failed", states: []jobmodel.State{jobmodel.Running, jobmodel.Queued, jobmodel.Failed}},
 		{args: "--experiment lr-sweep -l team=vision,tier!=dev --user alice@corp -o json",
-			want: Options{Experiment: "lr-sweep", Selector: "team=vision,tier!=dev", User: "alice@corp", Output: "json"}},
-		{args: "--mine -o name", want: Options{Mine: true, Output: "name"}},
+			want: Options{Experiment: "lr-sweep", Selector: "team=vision,tier!=dev", User: "alice@corp", Print: printers.NewPrintFlags("").WithOutput("json")}},
+		{args: "--mine -o name", want: Options{Mine: true, Print: printers.NewPrintFlags("").WithOutput("name")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestNewCmdList(t *testing.T) {
 				t.Errorf("kinds %v states %v, want %v %v", kinds, got.States, tt.kinds, tt.states)
 			}
 			tt.want.KindNames, tt.want.StatusNames = got.KindNames, got.StatusNames
-			if got.AllNamespaces != tt.want.AllNamespaces || got.Output != tt.want.Output || got.Experiment != tt.want.Experiment ||
+			if got.AllNamespaces != tt.want.AllNamespaces || got.Print.Output != outputOf(tt.want) || got.Experiment != tt.want.Experiment ||
 				got.Selector != tt.want.Selector || got.User != tt.want.User || got.Mine != tt.want.Mine {
 				t.Errorf("options %+v, want %+v", got, tt.want)
 			}
@@ -81,7 +82,7 @@ func TestNewCmdListBadInput(t *testing.T) {
 		{"--status bogus", `--status "bogus": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
 		{"--status running,nope", `--status "nope": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
 		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
-		{"-o table", `--output "table": must be one of wide, json, yaml, name`},
+		{"-o table", `-o "table": must be one of wide, json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE`},
 		{"--mine --user bob", `--mine and --user "bob": give one of them`},
 		{"-l team==a=b", `--selector "team==a=b"`},
 		{"--experiment a/b", `--experiment "a/b": `},
@@ -280,4 +281,11 @@ func TestListWhenEveryKindIsRefused(t *testing.T) {
 	if stdout.String() != "" || stderr.String() != "" {
 		t.Errorf("stdout %q, stderr %q", stdout, stderr)
 	}
+}
+
+func outputOf(o Options) string {
+	if o.Print == nil {
+		return ""
+	}
+	return o.Print.Output
 }

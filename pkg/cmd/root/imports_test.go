@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/factory"
+	"github.com/easyai-dev/easyai/pkg/printers"
+	"github.com/spf13/cobra"
 )
 
 // TestCommandsImportNoCommands keeps the arrows pointing down: a command
@@ -51,5 +55,28 @@ func TestCommandsImportNoCommands(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("checked %d files under pkg/cmd: the walk did not find the commands", checked)
+	}
+}
+
+// TestEveryOutputFlagIsPrintFlags: every command that prints data takes -o
+// from printers.PrintFlags, the one printer path (its formats, help,
+// completion and errors).
+func TestEveryOutputFlagIsPrintFlags(t *testing.T) {
+	var walk func(c *cobra.Command)
+	found := 0
+	walk = func(c *cobra.Command) {
+		if fl := c.LocalFlags().Lookup("output"); fl != nil {
+			found++
+			if fl.Annotations[printers.FlagAnnotation] == nil {
+				t.Errorf("%s: -o is not printers.PrintFlags'", c.CommandPath())
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(factory.New()))
+	if found < 8 {
+		t.Errorf("found %d commands with -o", found)
 	}
 }

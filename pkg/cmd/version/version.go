@@ -2,7 +2,6 @@
 package version
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 
@@ -10,7 +9,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
 type info struct {
@@ -23,7 +22,7 @@ type info struct {
 
 // NewCmdVersion returns the version command.
 func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
-	var output string
+	print := printers.NewPrintFlags("one line", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print easyai's version",
@@ -36,28 +35,25 @@ func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
 				Version: build.Version, Commit: build.Commit, BuildDate: build.Date,
 				GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 			}
-			out := f.IOStreams.Out
-			switch output {
-			case "":
-				fmt.Fprintf(out, "easyai %s", v.Version)
-				if v.Commit != "" {
-					fmt.Fprintf(out, " (commit %s", v.Commit)
-					if v.BuildDate != "" {
-						fmt.Fprintf(out, ", built %s", v.BuildDate)
-					}
-					fmt.Fprint(out, ")")
-				}
-				fmt.Fprintf(out, " %s %s\n", v.GoVersion, v.Platform)
-				return nil
-			case "json":
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(v)
-			default:
-				return exit.UsageErrorf("--output %q: must be json (or omitted)", output)
+			if err := print.Validate(); err != nil {
+				return err
 			}
+			out := f.IOStreams.Out
+			if print.IsDocument() {
+				return print.PrintDocument(out, v)
+			}
+			fmt.Fprintf(out, "easyai %s", v.Version)
+			if v.Commit != "" {
+				fmt.Fprintf(out, " (commit %s", v.Commit)
+				if v.BuildDate != "" {
+					fmt.Fprintf(out, ", built %s", v.BuildDate)
+				}
+				fmt.Fprint(out, ")")
+			}
+			fmt.Fprintf(out, " %s %s\n", v.GoVersion, v.Platform)
+			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json")
+	print.AddFlags(cmd)
 	return cmd
 }

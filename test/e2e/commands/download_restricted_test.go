@@ -71,7 +71,7 @@ func TestDownloadThroughTheFetcherInARestrictedNamespace(t *testing.T) {
 	})
 
 	local := filepath.Join(t.TempDir(), "local")
-	res := easyai.Run(t, "download", "locked", "/mnt/results/run-1", "-n", ns, "-o", local, "--fetcher-timeout", "60s").MustSucceed(t)
+	res := easyai.Run(t, "download", "locked", "/mnt/results/run-1", local, "-n", ns, "--fetcher-timeout", "60s").MustSucceed(t)
 	sameTree(t, remote, filepath.Join(local, "run-1"))
 	for _, want := range []string{
 		"The pod of tf/locked's replica worker-0 is gone: fetching /mnt/results/run-1 from claim results through a fetcher pod\n",
@@ -106,7 +106,7 @@ func TestDownloadDeletesItsFetcherOnSIGHUP(t *testing.T) {
 	// run, stays pending while easyai waits for it.
 	submitTF(t, ns, "hup", "1", "--data", "results:/mnt/results", "--node-selector", "test.easyai.io/none=none").MustSucceed(t)
 
-	cmd := exec.Command(easyai.Binary(t), "download", "hup", "/mnt/results", "-n", ns, "-o", t.TempDir(), "--fetcher-timeout", "90s")
+	cmd := exec.Command(easyai.Binary(t), "download", "hup", "/mnt/results", t.TempDir(), "-n", ns, "--fetcher-timeout", "90s")
 	cmd.Env = append(cmd.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -102,7 +102,7 @@ func TestDownloadFromARunningReplica(t *testing.T) {
 	c.WaitPodPhase(t, ns, "dl-worker-0", string(corev1.PodRunning), 90*time.Second)
 
 	local := filepath.Join(t.TempDir(), "local")
-	res := easyai.Run(t, "download", "dl", "outputs", "-n", ns, "-o", local).MustSucceed(t)
+	res := easyai.Run(t, "download", "dl", "outputs", local, "-n", ns).MustSucceed(t)
 	sameTree(t, remote, filepath.Join(local, "outputs"))
 	if res.Stdout != "" {
 		t.Errorf("stdout %q", res.Stdout)
@@ -113,12 +113,12 @@ func TestDownloadFromARunningReplica(t *testing.T) {
 	}
 
 	// One file, into the current directory's equivalent.
-	res = easyai.Run(t, "download", "tf/dl", "outputs/ckpt/model.bin", "--task", "worker-0", "-n", ns, "-o", local).MustSucceed(t)
+	res = easyai.Run(t, "download", "tf/dl", "outputs/ckpt/model.bin", local, "--task", "worker-0", "-n", ns).MustSucceed(t)
 	if got, want := mustRead(t, filepath.Join(local, "model.bin")), mustRead(t, filepath.Join(remote, "ckpt/model.bin")); !bytes.Equal(got, want) {
 		t.Errorf("model.bin: %d bytes, want %d", len(got), len(want))
 	}
 
-	res = easyai.Run(t, "download", "dl", "nope", "-n", ns, "-o", local)
+	res = easyai.Run(t, "download", "dl", "nope", local, "-n", ns)
 	if res.Code != 3 || !strings.Contains(res.Stderr, "dl-worker-0:nope: no such file or directory") {
 		t.Errorf("a missing path: exit %d, stderr %q", res.Code, res.Stderr)
 	}
@@ -154,7 +154,7 @@ func TestDownloadFromTheStorageOfAFinishedJob(t *testing.T) {
 	})
 
 	local := filepath.Join(t.TempDir(), "local")
-	res := easyai.Run(t, "download", "fin", "/mnt/results/run-1", "-n", ns, "-o", local, "--fetcher-timeout", "60s").MustSucceed(t)
+	res := easyai.Run(t, "download", "fin", "/mnt/results/run-1", local, "-n", ns, "--fetcher-timeout", "60s").MustSucceed(t)
 	sameTree(t, remote, filepath.Join(local, "run-1"))
 	for _, want := range []string{
 		"The pod of tf/fin's replica worker-0 is gone: fetching /mnt/results/run-1 from claim results through a fetcher pod\n",
@@ -173,7 +173,7 @@ func TestDownloadFromTheStorageOfAFinishedJob(t *testing.T) {
 	})
 
 	// A path that is not on the storage cannot be fetched any more.
-	res = easyai.Run(t, "download", "fin", "/workspace/outputs", "-n", ns, "-o", local)
+	res = easyai.Run(t, "download", "fin", "/workspace/outputs", local, "-n", ns)
 	if res.Code != 3 || !strings.Contains(res.Stderr, "the pod of tf/fin's replica worker-0 is gone, so /workspace/outputs cannot be read from it") ||
 		!strings.Contains(res.Stderr, "only paths on its --data storage can be fetched") {
 		t.Errorf("a path off the storage: exit %d, stderr %q", res.Code, res.Stderr)

@@ -2,7 +2,6 @@
 package get
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,19 +11,19 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/config"
-	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
 // Options of config get.
 type Options struct {
 	Factory *cmdutil.Factory
 	Key     string
-	Output  string
+	Print   *printers.PrintFlags
 }
 
 // NewCmdGet returns the command; runF replaces Run in tests.
 func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f}
+	o := &Options{Factory: f, Print: printers.NewPrintFlags("the bare value", printers.FormatJSON, printers.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "get KEY",
 		Short: "Print the value in effect of a setting",
@@ -40,8 +39,8 @@ nothing. Labels print as k=v,k2=v2, the form "easyai config set" takes.`,
 			if err := config.CheckKey(o.Key); err != nil {
 				return err
 			}
-			if o.Output != "" && o.Output != "json" {
-				return exit.UsageErrorf(`--output %q: must be json (or none, for the bare value)`, o.Output)
+			if err := o.Print.Validate(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -49,8 +48,7 @@ nothing. Labels print as k=v,k2=v2, the form "easyai config set" takes.`,
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json (default: the bare value)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
+	o.Print.AddFlags(cmd)
 	return cmd
 }
 
@@ -62,13 +60,8 @@ func (o *Options) Run() error {
 	}
 	value, _ := c.Get(o.Key)
 	out := o.Factory.IOStreams.Out
-	if o.Output == "json" {
-		data, err := json.Marshal(value)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(out, string(data))
-		return err
+	if o.Print.IsDocument() {
+		return o.Print.PrintDocument(out, value)
 	}
 	text := ""
 	switch v := value.(type) {

@@ -32,7 +32,7 @@ func TestCommandLine(t *testing.T) {
 	if err := execute(f, func(o *Options) error { got = o; return nil }, "labels", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
-	if got.Key != "labels" || got.Output != "json" {
+	if got.Key != "labels" || got.Print.Output != "json" {
 		t.Errorf("options %+v", got)
 	}
 	for _, tc := range []struct {
@@ -40,7 +40,7 @@ func TestCommandLine(t *testing.T) {
 		want string
 	}{
 		{[]string{"imgae"}, `unknown key "imgae": did you mean "image"?`},
-		{[]string{"image", "-o", "yaml"}, `--output "yaml": must be json`},
+		{[]string{"image", "-o", "wide"}, `-o "wide": must be one of json, yaml`},
 		{[]string{}, `needs a KEY`},
 		{[]string{"image", "queue"}, `needs a KEY`},
 	} {
@@ -61,7 +61,7 @@ func TestPrintsTheValue(t *testing.T) {
 		{[]string{"image", "-o", "json"}, "\"tf:1\"\n"},
 		{[]string{"gpu-resource"}, "nvidia.com/gpu\n"},
 		{[]string{"labels"}, "cost=42,team=vision\n"},
-		{[]string{"labels", "-o", "json"}, `{"cost":"42","team":"vision"}` + "\n"},
+		{[]string{"labels", "-o", "json"}, "{\n  \"cost\": \"42\",\n  \"team\": \"vision\"\n}\n"},
 		{[]string{"queue"}, ""},
 		{[]string{"queue", "-o", "json"}, "\"\"\n"},
 	} {

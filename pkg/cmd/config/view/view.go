@@ -2,25 +2,24 @@
 package view
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
 // Options of config view.
 type Options struct {
 	Factory *cmdutil.Factory
-	Output  string
+	Print   *printers.PrintFlags
 }
 
 // NewCmdView returns the command; runF replaces Run in tests.
 func NewCmdView(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f}
+	o := &Options{Factory: f,
+		Print: printers.NewPrintFlags("", printers.FormatYAML, printers.FormatJSON, printers.FormatTemplate).WithDefault(printers.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "Print the settings in effect",
@@ -29,8 +28,8 @@ func NewCmdView(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
   EASYAI_QUEUE=research easyai config view -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Output != "yaml" && o.Output != "json" {
-				return exit.UsageErrorf("--output %q: must be yaml or json", o.Output)
+			if err := o.Print.Validate(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -38,7 +37,7 @@ func NewCmdView(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
+	o.Print.AddFlags(cmd)
 	return cmd
 }
 
@@ -48,18 +47,8 @@ func (o *Options) Run() error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	if o.Output == "yaml" {
-		if data, err = yaml.JSONToYAML(data); err != nil {
-			return err
-		}
+	if o.Print.Format() == printers.FormatYAML {
 		fmt.Fprintf(o.Factory.IOStreams.ErrOut, "# %s\n", c.Path)
-		_, err = o.Factory.IOStreams.Out.Write(data)
-		return err
 	}
-	_, err = fmt.Fprintln(o.Factory.IOStreams.Out, string(data))
-	return err
+	return o.Print.PrintDocument(o.Factory.IOStreams.Out, c)
 }
