@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
 // CompleteJobs completes job arguments (get, delete) with the names of the
@@ -48,5 +49,36 @@ func CompleteJob(f *Factory) cobra.CompletionFunc {
 func CompleteWords(words ...string) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return words, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// CompleteTasks completes --task with the replicas (ROLE-INDEX) of the job
+// the first argument names, each described by its phase; never with file
+// names.
+func CompleteTasks(f *Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ns, client, err := NamespacedJobs(f)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		kindName, _ := cmd.Flags().GetString("kind")
+		ref, err := jobclient.ParseRef(f.Kinds, args[0], kindName)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		j, err := remote.FindJob(ctx, client, ns, ref)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		out := make([]cobra.Completion, 0, len(j.Replicas))
+		for _, r := range j.Replicas {
+			out = append(out, cobra.CompletionWithDesc(r.Task, r.Phase))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -130,7 +130,7 @@ template) also prints the summary as a document on stdout.`,
 	fl.StringVar(&o.Task, "task", "", "the replica to copy from, e.g. worker-1 (default: chief, master, launcher or worker-0)")
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	o.Print.AddFlags(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteWords())
+	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
 	fl.IntVar(&o.Retries, "retries", transfer.DefaultRetries, "how often a broken stream is resumed")
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")

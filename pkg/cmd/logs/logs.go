@@ -73,6 +73,7 @@ does not have exits 3 and lists its tasks.`,
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "follow the logs until the job ends (exit 4 if it fails)")
 	fl.StringArrayVar(&o.Tasks, "task", nil, "only this replica, as ROLE-INDEX (worker-0); repeatable")
+	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
 	fl.StringVar(&o.Role, "role", "", "only the replicas of this role (worker, ps, master, ...)")
 	fl.StringVarP(&o.Container, "container", "c", "", "only this container of each pod (default: all)")
 	fl.Int64Var(&o.Tail, "tail", -1, "only the last N lines of each container (-1: all)")

@@ -71,6 +71,7 @@ connections). Stop with Ctrl-C.`,
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.Task, "task", "", "the replica to forward to, e.g. worker-1 (default: chief, master, launcher or worker-0)")
+	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
 	fl.StringSliceVar(&o.AddressFlags, "address", []string{"127.0.0.1"}, "local addresses to listen on (repeat or comma-separate; IP addresses or localhost)")
 	return cmd
 }

@@ -34,7 +34,7 @@ func TestConfigCommands(t *testing.T) {
 	if r := cfg("get", "image").MustSucceed(t); r.Stdout != "registry.example.com/vision/train:1\n" {
 		t.Errorf("get image: %q", r.Stdout)
 	}
-	if r := cfg("get", "labels", "-o", "json").MustSucceed(t); r.Stdout != `{"Team":"vision","cost":"42"}`+"\n" {
+	if r := cfg("get", "labels", "-o", "json").MustSucceed(t); r.Stdout != "{\n  \"Team\": \"vision\",\n  \"cost\": \"42\"\n}\n" {
 		t.Errorf("get labels -o json: %q", r.Stdout)
 	}
 	if r := easyai.RunWith(t, []string{"EASYAI_IMAGE=pt:2"}, "--config", path, "config", "get", "image").MustSucceed(t); r.Stdout != "pt:2\n" {
