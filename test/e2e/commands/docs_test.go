@@ -35,6 +35,8 @@ var notRun = []struct{ prefix, why string }{
 	{"make ", "builds easyai or the local cluster, or runs the suites (make test runs this one)"},
 	{"eval ", "changes the calling shell"},
 	{"go install ", "installs a published version through the module proxy"},
+	{"brew ", "installs a published release through Homebrew"},
+	{"kubectl krew ", "installs a published release through krew (TestKubectlPlugin runs the plugin)"},
 	{"kubectl apply ", "applies the RBAC example to the cluster as its admin"},
 	{"examples/ci/train.sh ", "a CI step that waits up to 2h for a job in namespace ml-ci; submit --wait --logs is run from README.md"},
 }
