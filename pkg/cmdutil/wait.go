@@ -64,8 +64,18 @@ func (w *Wait) Run(ctx context.Context) error {
 		}
 		return derr
 	}
+	WarnUnreadRequest(w.IO, d)
 	if perr := w.Document.PrintDocument(w.IO.Out, jobclient.DocumentOf(d, w.Now())); perr != nil && err == nil {
 		return perr
 	}
 	return err
+}
+
+// WarnUnreadRequest says on stderr that a described job's request annotation
+// could not be read (edited into bad JSON), and where its image and command
+// come from instead.
+func WarnUnreadRequest(io *iostreams.IOStreams, d *jobclient.Details) {
+	if d.RequestErr != nil {
+		fmt.Fprintf(io.ErrOut, "Warning: %s/%s: %v: its image and command are read from its pod templates\n", d.Kind.Name(), d.Object.GetName(), d.RequestErr)
+	}
 }

@@ -104,9 +104,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if d.RequestErr != nil {
-		fmt.Fprintf(o.IO.ErrOut, "Warning: %s/%s: %v: its image and command are read from its pod templates\n", k.Name(), obj.GetName(), d.RequestErr)
-	}
+	cmdutil.WarnUnreadRequest(o.IO, d)
 	now := o.Factory.Now()
 	if o.Print.IsDocument() {
 		return o.Print.PrintDocument(o.IO.Out, jobclient.DocumentOf(d, now))
