@@ -5,7 +5,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -505,29 +504,7 @@ func (d *docRunner) runOnce(t *testing.T, kubeconfig, stdin string, args []strin
 	cmd := exec.Command(easyai.Binary(t), args...)
 	cmd.Dir, cmd.Env = d.dir, d.env(t, kubeconfig)
 	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr lockedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatalf("easyai %s: still running after a minute\nstderr: %s", strings.Join(args, " "), stderr.String())
-	}
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("easyai %s -> %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-	return easyai.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+	return easyai.Exec(t, cmd, time.Minute)
 }
 
 // runUntilInterrupted runs a command that goes on until stopped: logs -f
@@ -593,7 +570,7 @@ func (d *docRunner) runOnTerminal(t *testing.T, cmd docCommand, args []string, p
 		t.Fatal(err)
 	}
 	defer term.Close()
-	var out syncBuffer
+	var out easyai.LockedBuffer
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)

@@ -4,7 +4,6 @@ package commands
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -89,26 +88,8 @@ type follower struct {
 	lines  chan string
 	mu     sync.Mutex
 	all    []string
-	stderr lockedBuffer
+	stderr easyai.LockedBuffer
 	done   chan int
-}
-
-// lockedBuffer is stderr, written by the process while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func follow(t *testing.T, args ...string) *follower {

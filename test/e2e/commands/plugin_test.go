@@ -3,9 +3,6 @@
 package commands
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,12 +36,6 @@ func clusterKubectl(t *testing.T) string {
 	return kubectl
 }
 
-// pluginResult is what one kubectl run did.
-type pluginResult struct {
-	stdout, stderr string
-	code           int
-}
-
 // TestKubectlPlugin installs easyai as a kubectl plugin (kubectl-easyai on
 // the PATH, a link to the easyai binary, as the release archives and krew
 // ship it) and runs it through kubectl: "kubectl easyai list" lists the
@@ -58,59 +49,46 @@ func TestKubectlPlugin(t *testing.T) {
 	if err := os.Symlink(easyai.Binary(t), filepath.Join(pathDir, "kubectl-easyai")); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) pluginResult {
+	run := func(args ...string) easyai.Result {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, kubectl, args...)
+		cmd := exec.Command(kubectl, args...)
 		cmd.Env = append(os.Environ(), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 			"KUBECONFIG="+c.Kubeconfig, "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			code = exitErr.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("kubectl %s -> %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-		return pluginResult{stdout.String(), stderr.String(), code}
+		return easyai.Exec(t, cmd, 2*time.Minute)
 	}
 
-	if r := run("plugin", "list"); r.code != 0 || !strings.Contains(r.stdout, filepath.Join(pathDir, "kubectl-easyai")) {
-		t.Fatalf("kubectl plugin list does not show kubectl-easyai (exit %d)", r.code)
+	if r := run("plugin", "list"); r.Code != 0 || !strings.Contains(r.Stdout, filepath.Join(pathDir, "kubectl-easyai")) {
+		t.Fatalf("kubectl plugin list does not show kubectl-easyai (exit %d)", r.Code)
 	}
 
 	// Submitted through the plugin, the job's hint names the plugin.
 	sub := run("easyai", "submit", "-n", ns, "-f", filepath.Join(examplesDir, "tf-mnist", "job.yaml"),
 		"-f", simulated(t, time.Hour), "--gpus", "0", "--cpu", "1", "--memory", "1Gi")
-	if sub.code != 0 || sub.stdout != "tf/tf-mnist submitted to namespace "+ns+"\n" {
-		t.Fatalf("kubectl easyai submit: exit %d, want 0 and the job on stdout", sub.code)
+	if sub.Code != 0 || sub.Stdout != "tf/tf-mnist submitted to namespace "+ns+"\n" {
+		t.Fatalf("kubectl easyai submit: exit %d, want 0 and the job on stdout", sub.Code)
 	}
-	if !strings.Contains(sub.stderr, "See it with: kubectl easyai get tf/tf-mnist -n "+ns) {
+	if !strings.Contains(sub.Stderr, "See it with: kubectl easyai get tf/tf-mnist -n "+ns) {
 		t.Errorf("kubectl easyai submit: the hint does not name kubectl easyai")
 	}
 
 	list := run("easyai", "list", "-n", ns)
-	fields := strings.Split(strings.TrimSuffix(list.stdout, "\n"), "\t")
-	if list.code != 0 || strings.Count(list.stdout, "\n") != 1 || len(fields) < 3 || fields[0] != "tf-mnist" || fields[1] != "tf" {
-		t.Fatalf("kubectl easyai list: exit %d, want 0 and the one line of tf-mnist", list.code)
+	fields := strings.Split(strings.TrimSuffix(list.Stdout, "\n"), "\t")
+	if list.Code != 0 || strings.Count(list.Stdout, "\n") != 1 || len(fields) < 3 || fields[0] != "tf-mnist" || fields[1] != "tf" {
+		t.Fatalf("kubectl easyai list: exit %d, want 0 and the one line of tf-mnist", list.Code)
 	}
 
 	help := run("easyai", "--help")
 	for _, want := range []string{"kubectl easyai [command]", `Use "kubectl easyai [command] --help"`} {
-		if help.code != 0 || !strings.Contains(help.stdout, want) {
-			t.Errorf("kubectl easyai --help: exit %d, want 0 and %q", help.code, want)
+		if help.Code != 0 || !strings.Contains(help.Stdout, want) {
+			t.Errorf("kubectl easyai --help: exit %d, want 0 and %q", help.Code, want)
 		}
 	}
-	if listHelp := run("easyai", "list", "--help"); !strings.Contains(listHelp.stdout, "kubectl easyai list [flags]") {
+	if listHelp := run("easyai", "list", "--help"); !strings.Contains(listHelp.Stdout, "kubectl easyai list [flags]") {
 		t.Errorf("kubectl easyai list --help does not name kubectl easyai list")
 	}
 	// The exit code of easyai is kubectl's.
-	if bad := run("easyai", "list", "--no-such-flag"); bad.code != 2 || !strings.Contains(bad.stderr, "see kubectl easyai list --help") {
-		t.Errorf("kubectl easyai list --no-such-flag: exit %d, want 2 and a pointer to kubectl easyai list --help", bad.code)
+	if bad := run("easyai", "list", "--no-such-flag"); bad.Code != 2 || !strings.Contains(bad.Stderr, "see kubectl easyai list --help") {
+		t.Errorf("kubectl easyai list --no-such-flag: exit %d, want 2 and a pointer to kubectl easyai list --help", bad.Code)
 	}
 
 	// Run as itself, easyai is still easyai.

@@ -32,7 +32,7 @@ import (
 // forwarding is a running "easyai port-forward" or "easyai open".
 type forwarding struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *easyai.LockedBuffer
 	lines  chan string
 	done   chan error
 }
@@ -43,7 +43,7 @@ func startForwarding(t *testing.T, env []string, args ...string) *forwarding {
 	t.Helper()
 	cmd := exec.Command(easyai.Binary(t), args...)
 	cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1"), env...)
-	f := &forwarding{cmd: cmd, stderr: &lockedBuffer{}, lines: make(chan string, 16), done: make(chan error, 1)}
+	f := &forwarding{cmd: cmd, stderr: &easyai.LockedBuffer{}, lines: make(chan string, 16), done: make(chan error, 1)}
 	cmd.Stderr = f.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -3,7 +3,6 @@
 package commands
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -240,24 +238,6 @@ func TestExecAllPrefixesTheLinesOfEveryReplica(t *testing.T) {
 	}
 }
 
-// syncBuffer collects a terminal's output while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestAttachRunsAShellOnATerminal(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
@@ -271,7 +251,7 @@ func TestAttachRunsAShellOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer term.Close()
-	var out syncBuffer
+	var out easyai.LockedBuffer
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)

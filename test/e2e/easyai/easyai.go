@@ -78,7 +78,16 @@ func run(t testing.TB, env []string, stdin io.Reader, args []string) Result {
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = stdin
-	var stdout, stderr bytes.Buffer
+	return Exec(t, cmd, 2*time.Minute)
+}
+
+// Exec runs cmd (easyai, or kubectl running it as a plugin), with its
+// standard output and error collected, for at most limit, and logs what it
+// did. The Result's Code is its exit code.
+func Exec(t testing.TB, cmd *exec.Cmd, limit time.Duration) Result {
+	t.Helper()
+	line := strings.Join(append([]string{filepath.Base(cmd.Args[0])}, cmd.Args[1:]...), " ")
+	var stdout, stderr LockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -88,9 +97,9 @@ func run(t testing.TB, env []string, stdin io.Reader, args []string) Result {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(2 * time.Minute):
+	case <-time.After(limit):
 		_ = cmd.Process.Kill()
-		t.Fatalf("easyai %s: still running after 2m\nstderr: %s", strings.Join(args, " "), stderr.String())
+		t.Fatalf("%s: still running after %s\nstderr: %s", line, limit, stderr.String())
 	}
 	code := 0
 	var exitErr *exec.ExitError
@@ -99,8 +108,27 @@ func run(t testing.TB, env []string, stdin io.Reader, args []string) Result {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("easyai %s -> %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	t.Logf("%s -> %d\nstdout:\n%s\nstderr:\n%s", line, code, stdout.String(), stderr.String())
 	return Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+}
+
+// LockedBuffer collects what a process writes (its output, a terminal's)
+// while a test reads it.
+type LockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *LockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *LockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // MustSucceed fails the test unless the run exited 0.
