@@ -615,6 +615,13 @@ wait:
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	// What the command wrote last may still wait in the terminal: read it
+	// all (the read ends with EIO once no process holds the terminal)
+	// before closing it.
+	select {
+	case <-copied:
+	case <-time.After(10 * time.Second):
+	}
 	term.Close()
 	<-copied
 	t.Logf("terminal:\n%s", out.String())
