@@ -417,7 +417,9 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 		d.runUntilInterrupted(t, cmd, args)
 	case verb == "attach" && !hasFlag(args, "--command"):
 		// The shell's answer, not the echo of what was typed: attached-42.
-		d.runOnTerminal(t, cmd, args, "", "echo attached-$((6*7)); exit\r", "attached-42")
+		// The pause before exit: the local cluster's fake pods end an exec
+		// stream as soon as the shell exits, and may drop its last output.
+		d.runOnTerminal(t, cmd, args, "", "echo attached-$((6*7)); sleep 1; exit\r", "attached-42")
 	case verb == "delete" && !hasFlag(args, "--yes") && !hasFlag(args, "-y"):
 		d.runOnTerminal(t, cmd, args, "Delete ", "y\r", "deleted ")
 	default:

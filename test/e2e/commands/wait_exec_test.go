@@ -269,7 +269,10 @@ func TestAttachRunsAShellOnATerminal(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second) // for the remote shell to start
-	if _, err := term.Write([]byte("echo hello-from-attach; exit\r")); err != nil {
+	// The pause before exit: the local cluster's fake pods end an exec
+	// stream as soon as the shell exits, and may drop the output it wrote
+	// just before.
+	if _, err := term.Write([]byte("echo hello-from-attach; sleep 1; exit\r")); err != nil {
 		t.Fatal(err)
 	}
 	select {
