@@ -89,6 +89,9 @@ type Submission struct {
 	// Notes receives what the user should know and is not data: the name
 	// generated, the backend chosen (stderr).
 	Notes io.Writer
+
+	// validated: Validate succeeded, Run need not read the job files again.
+	validated bool
 }
 
 // Result is what a submission made.
@@ -148,14 +151,18 @@ func (s *Submission) Validate() error {
 			return exit.UsageErrorf("-f %s is a %s job file, not %s", file.Name, named.Name(), s.Kind.Name())
 		}
 	}
+	s.validated = true
 	return nil
 }
 
 // Run renders the job and creates it (or, for a dry run, only renders it,
-// or has the API server validate it).
+// or has the API server validate it); it validates the submission first
+// unless Validate already did.
 func (s *Submission) Run(ctx context.Context) (*Result, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
+	if !s.validated {
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	values, err := s.flagValues()
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -269,9 +268,8 @@ func (o *Options) checkArgs() error {
 			return exit.UsageErrorf("unexpected argument %q: write --dry-run=%s (with \"=\")", before[0], before[0])
 		}
 	}
-	if s.Kind == nil {
-		return exit.UsageErrorf("unexpected arguments %q: name the kind (%s) before the flags, or give a job file with -f", before, strings.Join(s.Kinds.Names(), ", "))
-	}
+	// "submit" itself takes none before "--" (commandAfterDash): these
+	// follow a kind.
 	return exit.UsageErrorf("unexpected arguments %q: put the command after \"--\" (easyai submit %s [flags] -- python train.py)", before, s.Kind.Name())
 }
 
