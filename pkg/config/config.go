@@ -8,6 +8,7 @@
 package config
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ const (
 	KeyPriorityClass = "priority-class"
 	KeyLabels        = "labels"
 	KeyFetcherImage  = "fetcher-image"
+	KeyCluster       = "cluster"
 )
 
 // Keys lists every key with what it means, for help and validation.
@@ -36,6 +38,7 @@ var Keys = map[string]string{
 	KeyPriorityClass: "priority class of jobs submitted without --priority",
 	KeyLabels:        "labels added to every job (a map; on the command line k=v,k2=v2)",
 	KeyFetcherImage:  "image of download's fetcher pod without --fetcher-image (e.g. a mirror, or pinned by digest)",
+	KeyCluster:       "the default target, a timaker cluster of the file (config set-cluster); unset: the kubeconfig's context",
 }
 
 // DefaultGPUResource is the GPU resource of NVIDIA's device plugin.
@@ -49,6 +52,11 @@ type Config struct {
 	PriorityClass string            `json:"priority-class,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	FetcherImage  string            `json:"fetcher-image,omitempty"`
+	// Cluster is the default target, one of Clusters; empty means the
+	// kubeconfig's context.
+	Cluster string `json:"cluster,omitempty"`
+	// Clusters are the timaker clusters the file names, by name.
+	Clusters map[string]Cluster `json:"clusters,omitempty"`
 
 	// Path is the file the configuration was read from (and is written to).
 	Path string `json:"-"`
@@ -71,6 +79,8 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.PriorityClass, true
 	case KeyFetcherImage:
 		return c.FetcherImage, true
+	case KeyCluster:
+		return c.Cluster, true
 	case KeyLabels:
 		if c.Labels == nil {
 			return map[string]string{}, true
@@ -93,6 +103,8 @@ func (c *Config) set(key string, value any) {
 		c.PriorityClass = value.(string)
 	case KeyFetcherImage:
 		c.FetcherImage = value.(string)
+	case KeyCluster:
+		c.Cluster = value.(string)
 	case KeyLabels:
 		c.Labels = value.(map[string]string)
 	}
@@ -118,7 +130,8 @@ func EnvName(key string) string {
 // must exist), or the default file (missing, it is an empty
 // configuration), then the EASYAI_* variables over it. A file that does not
 // parse, or any bad value, is a usage error (exit 2) naming the file and
-// line or the variable; unknown keys in the file are only warnings.
+// line or the variable; unknown keys in the file are only warnings. The
+// default cluster must be one of the file's clusters.
 func Load(configFlag string) (*Config, error) {
 	file := fileFor(configFlag)
 	c := &Config{GPUResource: DefaultGPUResource, Path: file.path}
@@ -129,6 +142,7 @@ func Load(configFlag string) (*Config, error) {
 	if !exists && file.explicit {
 		return nil, file.missing()
 	}
+	clusterLine := 0
 	if exists {
 		settings, err := file.settings(data)
 		if err != nil {
@@ -137,7 +151,14 @@ func Load(configFlag string) (*Config, error) {
 		for key, value := range settings.values {
 			c.set(key, value)
 		}
+		c.Clusters = settings.clusters
 		c.Warnings = settings.warnings
+		clusterLine = settings.lines[KeyCluster]
+	}
+	if c.Cluster != "" && os.Getenv(EnvName(KeyCluster)) == "" {
+		if _, ok := c.Clusters[c.Cluster]; !ok {
+			return nil, file.badValue(KeyCluster, clusterLine, fmt.Errorf("cluster %q: %s", c.Cluster, c.clusterList()))
+		}
 	}
 	for _, key := range KeyNames() {
 		name := EnvName(key)
@@ -148,6 +169,9 @@ func Load(configFlag string) (*Config, error) {
 		value, err := ParseValue(key, raw)
 		if err != nil {
 			return nil, exit.UsageErrorf("%s %q: %v", name, raw, err)
+		}
+		if _, ok := c.Clusters[raw]; key == KeyCluster && !ok {
+			return nil, exit.WithHint(exit.UsageErrorf("%s %q: %s", name, raw, c.clusterList()), c.knownClusters())
 		}
 		c.set(key, value)
 	}
@@ -165,17 +189,25 @@ func CheckKey(key string) error {
 	if _, ok := Keys[key]; ok {
 		return nil
 	}
+	if key == keyClusters {
+		return exit.UsageErrorf("%s is a map of clusters: easyai config set-cluster NAME changes one, config get-clusters lists them, config delete-cluster NAME removes one (the default cluster is the key %q)", keyClusters, KeyCluster)
+	}
 	if near := suggestKey(key); near != "" {
 		return exit.UsageErrorf("unknown key %q: did you mean %q? (known keys: %s)", key, near, strings.Join(KeyNames(), ", "))
 	}
 	return exit.UsageErrorf("unknown key %q (known keys: %s)", key, strings.Join(KeyNames(), ", "))
 }
 
-// suggestKey is the known key closest to name: at most two edits away, or
-// one it starts; "" when none is.
+// suggestKey is the known key closest to name (nearest).
 func suggestKey(name string) string {
+	return nearest(name, KeyNames())
+}
+
+// nearest is the word closest to name: at most two edits away, or one it
+// starts; "" when none is.
+func nearest(name string, words []string) string {
 	best, bestDistance := "", 3
-	for _, key := range KeyNames() {
+	for _, key := range words {
 		d := editDistance(strings.ToLower(name), key)
 		if d < bestDistance || (best == "" && name != "" && strings.HasPrefix(key, strings.ToLower(name))) {
 			best, bestDistance = key, d

@@ -100,7 +100,10 @@ func (f file) unreadable(why string) error {
 // settings is what a parsed file holds: each known key's checked value,
 // and a warning for each key easyai does not know.
 type settings struct {
-	values   map[string]any
+	values map[string]any
+	// lines are where each key is set.
+	lines    map[string]int
+	clusters map[string]Cluster
 	warnings []string
 }
 
@@ -112,19 +115,31 @@ func (f file) settings(data []byte) (*settings, error) {
 		return nil, err
 	}
 	root := doc.Content[0]
-	s := &settings{values: map[string]any{}}
-	seen := map[string]int{}
+	s := &settings{values: map[string]any{}, lines: map[string]int{}}
+	seen := s.lines
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], resolve(root.Content[i+1])
 		key := k.Value
-		if _, known := Keys[key]; !known || k.Kind != yaml.ScalarNode {
+		if _, known := Keys[key]; (!known && key != keyClusters) || k.Kind != yaml.ScalarNode {
 			s.warnings = append(s.warnings, f.unknownKey(k))
 			continue
 		}
 		if first, again := seen[key]; again {
+			if key == keyClusters {
+				return nil, f.badCluster(k.Line, fmt.Errorf("clusters is also set on line %d: keep one map of clusters", first))
+			}
 			return nil, f.badValue(key, k.Line, fmt.Errorf("%s is also set on line %d", key, first))
 		}
 		seen[key] = k.Line
+		if key == keyClusters {
+			clusters, warnings, line, err := f.clusters(v, filepath.Dir(f.path))
+			if err != nil {
+				return nil, f.badCluster(line, err)
+			}
+			s.clusters = clusters
+			s.warnings = append(s.warnings, warnings...)
+			continue
+		}
 		value, line, err := fileValue(key, v)
 		if err != nil {
 			return nil, f.badValue(key, line, err)
@@ -137,14 +152,20 @@ func (f file) settings(data []byte) (*settings, error) {
 }
 
 func (f file) unknownKey(k *yaml.Node) string {
+	known := strings.Join(fileKeys(), ", ")
 	if k.Kind != yaml.ScalarNode {
-		return fmt.Sprintf("%s: line %d: %s as a key is ignored (known keys: %s)", f.name(), k.Line, describe(k), strings.Join(KeyNames(), ", "))
+		return fmt.Sprintf("%s: line %d: %s as a key is ignored (known keys: %s)", f.name(), k.Line, describe(k), known)
 	}
 	msg := fmt.Sprintf("%s: line %d: unknown key %q is ignored", f.name(), k.Line, k.Value)
-	if near := suggestKey(k.Value); near != "" {
+	if near := nearest(k.Value, fileKeys()); near != "" {
 		return msg + fmt.Sprintf(" (did you mean %q?)", near)
 	}
-	return msg + " (known keys: " + strings.Join(KeyNames(), ", ") + ")"
+	return msg + " (known keys: " + known + ")"
+}
+
+// fileKeys are the keys of the file: the settings and the clusters.
+func fileKeys() []string {
+	return slices.Sorted(slices.Values(append(KeyNames(), keyClusters)))
 }
 
 func (f file) badValue(key string, line int, err error) error {
@@ -283,6 +304,14 @@ func Set(configFlag, key, raw string) (path string, err error) {
 	doc, _, err := f.edit()
 	if err != nil {
 		return "", err
+	}
+	if names := namesIn(doc); key == KeyCluster && !slices.Contains(names, raw) {
+		known := "no cluster is configured there"
+		if len(names) > 0 {
+			known = "the clusters there are " + strings.Join(names, ", ")
+		}
+		return "", exit.WithHint(exit.UsageErrorf("cluster %q: no such cluster in %s: %s", raw, f.name(), known),
+			fmt.Sprintf("add it first: %s config set-cluster %s --type timaker --addr URL --project-id N --uin UIN", f.command(), raw))
 	}
 	root := doc.Content[0]
 	node := valueNode(value)

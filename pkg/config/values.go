@@ -39,6 +39,8 @@ func checkString(key, value string) error {
 		if !isExtendedResourceName(value) {
 			return errors.New("not an extended resource name: want DOMAIN/NAME outside kubernetes.io, as the device plugin advertises it (e.g. nvidia.com/gpu, amd.com/gpu)")
 		}
+	case KeyCluster:
+		return CheckClusterName(value)
 	case KeyQueue, KeyPriorityClass:
 		if len(validation.IsDNS1123Subdomain(value)) > 0 {
 			what := "queue"

@@ -43,6 +43,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"image", "-o", "wide"}, `-o "wide": must be one of json, yaml`},
 		{[]string{}, `needs a KEY`},
 		{[]string{"image", "queue"}, `needs a KEY`},
+		{[]string{"clusters"}, `clusters is a map of clusters: easyai config set-cluster NAME changes one, config get-clusters lists them`},
 	} {
 		err := execute(f, func(*Options) error { t.Fatal("ran"); return nil }, tc.args...)
 		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), tc.want) {
@@ -52,7 +53,7 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestPrintsTheValue(t *testing.T) {
-	c := &config.Config{Image: "tf:1", GPUResource: config.DefaultGPUResource, Labels: map[string]string{"team": "vision", "cost": "42"}}
+	c := &config.Config{Image: "tf:1", GPUResource: config.DefaultGPUResource, Labels: map[string]string{"team": "vision", "cost": "42"}, Cluster: "prod"}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -64,6 +65,7 @@ func TestPrintsTheValue(t *testing.T) {
 		{[]string{"labels", "-o", "json"}, "{\n  \"cost\": \"42\",\n  \"team\": \"vision\"\n}\n"},
 		{[]string{"queue"}, ""},
 		{[]string{"queue", "-o", "json"}, "\"\"\n"},
+		{[]string{"cluster"}, "prod\n"},
 	} {
 		f, out, errOut := factory(c)
 		if err := execute(f, nil, tc.args...); err != nil {

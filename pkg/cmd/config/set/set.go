@@ -29,10 +29,12 @@ order, other keys) is kept as it is, so "set" also repairs a bad value there.`,
 		Example: `  easyai config set image registry.example.com/pytorch:2.4
   easyai config set gpu-resource amd.com/gpu
   easyai config set labels team=vision,cost-center=42
+  # the default cluster, one of "easyai config get-clusters"
+  easyai config set cluster prod
   # a team's settings in a file of its own
   easyai --config team.yaml config set queue research`,
 		Args:              cmdutil.ExactArgs(2, "a KEY and a VALUE"),
-		ValidArgsFunction: completeKey,
+		ValidArgsFunction: completeKeyAndCluster(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Key, o.Value = args[0], args[1]
 			if err := config.CheckKey(o.Key); err != nil {
@@ -47,12 +49,18 @@ order, other keys) is kept as it is, so "set" also repairs a bad value there.`,
 	return cmd
 }
 
-// completeKey completes the KEY argument only.
-func completeKey(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if len(args) > 0 {
+// completeKeyAndCluster completes the KEY argument, and the VALUE of the
+// cluster key with the configured clusters.
+func completeKeyAndCluster(f *cmdutil.Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		switch {
+		case len(args) == 0:
+			return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+		case len(args) == 1 && args[0] == config.KeyCluster:
+			return config.ClusterNames(f.ConfigPath), cobra.ShellCompDirectiveNoFileComp
+		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
 }
 
 // Run writes the key into the configuration file.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,5 +72,41 @@ func TestWritesTheFile(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "Warning: EASYAI_IMAGE is set in the environment and overrides the file\n") {
 		t.Errorf("stderr %q", errOut)
+	}
+}
+
+// TestCluster: the default cluster must be a configured one; its VALUE is
+// completed with them.
+func TestCluster(t *testing.T) {
+	t.Setenv("EASYAI_CLUSTER", "")
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	content := "clusters:\n  prod: {type: timaker, addr: \"https://a\", project-id: 1, uin: \"7\"}\n"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	io, _, _, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: io, ConfigPath: path}
+	if err := execute(f, nil, "cluster", "prod"); err != nil || errOut.String() != "cluster set in "+path+"\n" {
+		t.Fatalf("set cluster prod: %v, stderr %q", err, errOut)
+	}
+	err := execute(f, nil, "cluster", "staging")
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), `cluster "staging": no such cluster in --config `+path+": the clusters there are prod") {
+		t.Errorf("set cluster staging: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != content+"cluster: prod\n" {
+		t.Errorf("file %q", data)
+	}
+	cmd := NewCmdSet(f, nil)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"cluster", "fetcher-image", "gpu-resource", "image", "labels", "priority-class", "queue"}},
+		{[]string{"cluster"}, []string{"prod"}},
+		{[]string{"queue"}, nil},
+	} {
+		if got, _ := cmd.ValidArgsFunction(cmd, tc.args, ""); !slices.Equal(got, tc.want) {
+			t.Errorf("completing after %q: %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }

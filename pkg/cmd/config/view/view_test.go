@@ -3,6 +3,9 @@ package view
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -42,5 +45,56 @@ func TestView(t *testing.T) {
 	}
 	if _, _, err = run(t, "-o", "name"); exit.Code(err) != exit.Usage {
 		t.Errorf("-o name: %v", err)
+	}
+}
+
+// TestViewShowsClustersNotSecrets: the clusters are shown under the
+// file's names; the secret key, from the environment or the credentials
+// file, is in no output.
+func TestViewShowsClustersNotSecrets(t *testing.T) {
+	const secret = "sk-NEVER-SHOWN-0123"
+	for _, key := range config.KeyNames() {
+		t.Setenv(config.EnvName(key), "")
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv(config.EnvTimakerSecretID, "AKID1")
+	t.Setenv(config.EnvTimakerSecretKey, secret)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(path, []byte("cluster: prod\nclusters:\n  prod:\n    type: timaker\n    addr: https://ti.example.com\n    project-id: 3\n    uin: \"100012345\"\n    credentials-file: creds.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "creds.yaml"), []byte("secret-id: AKID2\nsecret-key: "+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{nil, {"-o", "json"}, {"-o", "yaml"}, {"-o", "go-template={{.}}"}} {
+		io, _, out, errOut := iostreams.Test()
+		f := &cmdutil.Factory{IOStreams: io, Config: func() (*config.Config, error) { return config.Load(path) }}
+		cmd := NewCmdView(f, nil)
+		cmd.SetArgs(args)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		var discard bytes.Buffer
+		cmd.SetOut(&discard)
+		cmd.SetErr(&discard)
+		if err := cmd.ExecuteContext(context.Background()); err != nil {
+			t.Fatalf("view %q: %v", args, err)
+		}
+		all := out.String() + errOut.String() + discard.String()
+		if strings.Contains(all, "NEVER-SHOWN") || !strings.Contains(out.String(), "100012345") {
+			t.Errorf("view %q:\n%s", args, all)
+		}
+	}
+	io, _, out, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: io, Config: func() (*config.Config, error) { return config.Load(path) }}
+	cmd := NewCmdView(f, nil)
+	cmd.SetArgs([]string{})
+	cmd.SetOut(&bytes.Buffer{})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "cluster: prod\nclusters:\n  prod:\n    addr: https://ti.example.com\n    credentials-file: " + filepath.Join(dir, "creds.yaml") +
+		"\n    name: prod\n    project-id: 3\n    type: timaker\n    uin: \"100012345\"\ngpu-resource: nvidia.com/gpu\n"
+	if out.String() != want {
+		t.Errorf("view:\n%s\nwant:\n%s", out, want)
 	}
 }
