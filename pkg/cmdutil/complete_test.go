@@ -9,11 +9,12 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
 
 func TestCompleteJobs(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	got, directive := cmdutil.CompleteJobs(f)(nil, nil, "")
 	want := []string{"resnet\tpytorch, Queued", "mnist\ttf, Running", "old\ttf, Succeeded"}
 	if !reflect.DeepEqual(got, want) || directive != cobra.ShellCompDirectiveNoFileComp {
@@ -38,7 +39,7 @@ func TestCompleteTasks(t *testing.T) {
 		jobclienttest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, jobclienttest.T0),
 		jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobclienttest.T0),
 	)
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kube)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kube)
 	cmd := &cobra.Command{}
 	cmd.Flags().String("kind", "", "")
 	got, directive := cmdutil.CompleteTasks(f)(cmd, []string{"mnist"}, "")

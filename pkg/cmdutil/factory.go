@@ -13,6 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 )
 
@@ -26,6 +27,9 @@ type Factory struct {
 	Now func() time.Time
 	// ExecutableName is how help and hints name the binary ("easyai").
 	ExecutableName string
+	// CommandPath is the command running ("easyai logs"), for messages
+	// (set by the root command before it runs).
+	CommandPath string
 
 	// ConfigFlags are kubectl's connection flags (--kubeconfig, --context,
 	// -n, --as, --request-timeout, ...), bound on the root command.
@@ -33,6 +37,9 @@ type Factory struct {
 
 	// ConfigPath is --config (empty: the default path).
 	ConfigPath string
+	// Cluster is --cluster: a cluster of the configuration (empty: its
+	// default cluster, else the kubeconfig's context).
+	Cluster string
 
 	Config        func() (*config.Config, error)
 	RESTConfig    func() (*rest.Config, error)
@@ -43,6 +50,10 @@ type Factory struct {
 	Namespace func() (ns string, explicit bool, err error)
 	// JobsClient is the jobs engine on this run's clients and GPU resource.
 	JobsClient func() (*jobclient.Client, error)
+	// Platform is where jobs run: the kubeconfig's cluster, or the
+	// timaker cluster --cluster (or the configuration) names. submit, get,
+	// list, wait, delete and top work through it on either.
+	Platform func() (platform.Platform, error)
 	// User is who the API server says the user is (one SelfSubjectReview),
 	// else the kubeconfig context's user; KubeconfigUser asks nobody.
 	User           func(ctx context.Context) (string, error)

@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/platform"
 )
 
 // JobOptions are the options every command that acts on one job has: the
@@ -19,6 +20,9 @@ type JobOptions struct {
 	// Set by CompleteJob (or by ReplicaClients' caller).
 	Namespace string
 	Client    *jobclient.Client
+
+	// Set by CompletePlatform, for the commands that work on every platform.
+	Platform platform.Platform
 }
 
 // ParseJob resolves the job argument and --kind into Ref.
@@ -35,5 +39,12 @@ func (j *JobOptions) ParseJob(reg *kinds.Registry) error {
 func (j *JobOptions) CompleteJob(f *Factory) error {
 	var err error
 	j.Namespace, j.Client, err = NamespacedJobs(f)
+	return err
+}
+
+// CompletePlatform resolves the platform the job is on.
+func (j *JobOptions) CompletePlatform(f *Factory) error {
+	var err error
+	j.Platform, err = f.Platform()
 	return err
 }

@@ -5,25 +5,21 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
-	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
 // Wait is one wait on a job found or just created, as wait, suspend --wait,
-// resume --wait and submit --wait do it.
+// resume --wait and submit --wait do it, on any platform.
 type Wait struct {
-	IO     *iostreams.IOStreams
-	Now    func() time.Time
-	Client *jobclient.Client
-	Kind   kinds.Kind
-	Object *unstructured.Unstructured
-	For    waiter.Condition
+	IO       *iostreams.IOStreams
+	Platform platform.Platform
+	Job      *platform.Job
+	For      waiter.Condition
 	// Timeout bounds the wait (0: none).
 	Timeout time.Duration
 	// Document prints the job's document on stdout once the wait ended
@@ -38,44 +34,35 @@ type Wait struct {
 // the job's document through Document. Its error carries the exit code
 // (4 failed, 5 timed out, 3 deleted).
 func (w *Wait) Run(ctx context.Context) error {
-	res, err := waiter.Wait(ctx, waiter.Request{
-		Dynamic: w.Client.Dynamic, Kind: w.Kind, GPUResource: w.Client.GPUResource,
-		Object: w.Object, For: w.For, Timeout: w.Timeout, Now: w.Now,
-	})
+	waited, err := w.Platform.Wait(ctx, w.Job, platform.WaitRequest{For: w.For, Timeout: w.Timeout, Document: w.Document != nil})
 	if w.Then != nil {
 		w.Then(err)
 	}
-	if res == nil || exit.Code(err) == exit.Interrupted {
+	if waited == nil || exit.Code(err) == exit.Interrupted {
 		return err
 	}
 	if err == nil {
-		fmt.Fprintln(w.IO.ErrOut, res.Line(w.Kind))
+		fmt.Fprintln(w.IO.ErrOut, waited.Line)
 	}
-	if w.Document == nil {
+	if w.Document == nil || waited.Document == nil {
 		return err
 	}
-	// A fresh context: the wait's may have run out, the document is still due.
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	d, derr := w.Client.Describe(dctx, w.Kind, res.Object)
-	if derr != nil {
-		if err != nil {
-			return err
-		}
-		return derr
-	}
-	WarnUnreadRequest(w.IO, d)
-	if perr := w.Document.PrintDocument(w.IO.Out, jobclient.DocumentOf(d, w.Now())); perr != nil && err == nil {
+	if perr := w.Document.PrintDocument(w.IO.Out, waited.Document); perr != nil && err == nil {
 		return perr
 	}
 	return err
 }
 
-// WarnUnreadRequest says on stderr that a described job's request annotation
-// could not be read (edited into bad JSON), and where its image and command
-// come from instead.
-func WarnUnreadRequest(io *iostreams.IOStreams, d *jobclient.Details) {
-	if d.RequestErr != nil {
-		fmt.Fprintf(io.ErrOut, "Warning: %s/%s: %v: its image and command are read from its pod templates\n", d.Kind.Name(), d.Object.GetName(), d.RequestErr)
+// WaitFor finds the job ref names on the factory's platform and waits for
+// it, reporting on stderr only (suspend --wait, resume --wait).
+func WaitFor(ctx context.Context, f *Factory, ref jobclient.Ref, c waiter.Condition, timeout time.Duration) error {
+	p, err := f.Platform()
+	if err != nil {
+		return err
 	}
+	job, err := p.Find(ctx, ref)
+	if err != nil {
+		return err
+	}
+	return (&Wait{IO: f.IOStreams, Platform: p, Job: job, For: c, Timeout: timeout}).Run(ctx)
 }

@@ -169,6 +169,27 @@ type roleTemplate struct {
 	role    string
 	image   string
 	command []string
+	// container is the container as the object holds it.
+	container map[string]any
+}
+
+// RoleContainer is the first container of one role's pod template, as
+// the job object holds it.
+type RoleContainer struct {
+	// Role is the key above the template (tfReplicaSpecs.Worker: "Worker")
+	// or its sibling "name" (a Volcano task).
+	Role      string
+	Container map[string]any
+}
+
+// RoleContainers finds the first container of every role of a job,
+// whatever its kind's shape, in the order of the spec's keys.
+func RoleContainers(obj *unstructured.Unstructured) []RoleContainer {
+	var out []RoleContainer
+	for _, t := range podTemplates(obj) {
+		out = append(out, RoleContainer{Role: t.role, Container: t.container})
+	}
+	return out
 }
 
 // podTemplates finds the pod templates in a job's spec without knowing its
@@ -189,7 +210,7 @@ func podTemplates(obj *unstructured.Unstructured) []roleTemplate {
 			if containers, found, _ := unstructured.NestedSlice(v, "template", "spec", "containers"); found && len(containers) > 0 {
 				if c, ok := containers[0].(map[string]any); ok {
 					image, _ := c["image"].(string)
-					out = append(out, roleTemplate{role: role, image: image, command: append(stringsOf(c["command"]), stringsOf(c["args"])...)})
+					out = append(out, roleTemplate{role: role, image: image, command: append(stringsOf(c["command"]), stringsOf(c["args"])...), container: c})
 				}
 				return
 			}

@@ -21,11 +21,15 @@ const (
 	Succeeded State = "Succeeded"
 	Failed    State = "Failed"
 	Suspended State = "Suspended"
-	Unknown   State = "Unknown"
+	// Stopping and Stopped are a job stopped by the user on a platform that
+	// keeps it (timaker); on Kubernetes a stopped job is deleted.
+	Stopping State = "Stopping"
+	Stopped  State = "Stopped"
+	Unknown  State = "Unknown"
 )
 
 // States lists every state, in the order of the state machine.
-var States = []State{Queued, Pending, Running, Succeeded, Failed, Suspended, Unknown}
+var States = []State{Queued, Pending, Running, Succeeded, Failed, Suspended, Stopping, Stopped, Unknown}
 
 // Final reports whether the job will not change state any more by itself.
 func (s State) Final() bool { return s == Succeeded || s == Failed }
@@ -51,8 +55,10 @@ type Summary struct {
 	// (another tool's managed-by label, or empty).
 	ManagedBy string `json:"managedBy,omitempty"`
 	// Workers counts the replicas of every role: ready (running) of total.
-	Workers     ReplicaCount      `json:"workers"`
-	GPUs        int64             `json:"gpus"`
+	Workers ReplicaCount `json:"workers"`
+	// GPUs is how many GPUs the job asks for, over every replica (a
+	// fraction on platforms that share GPUs, such as timaker).
+	GPUs        float64           `json:"gpus"`
 	Created     time.Time         `json:"created"`
 	Started     *time.Time        `json:"started,omitempty"`
 	Finished    *time.Time        `json:"finished,omitempty"`

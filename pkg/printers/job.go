@@ -1,6 +1,8 @@
 package printers
 
 import (
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -26,3 +28,6 @@ func JobDuration(s *jobmodel.Summary, now time.Time) string {
 	}
 	return HumanDuration(s.Duration(now))
 }
+
+// GPUs prints a number of GPUs: 2, or 0.5 on a platform that shares them.
+func GPUs(n float64) string { return strconv.FormatFloat(math.Round(n*100)/100, 'f', -1, 64) }

@@ -5,8 +5,10 @@ package submit
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,7 +26,7 @@ type Flags struct {
 	Name             string
 	Image            string
 	Workers          int
-	GPUs             int
+	GPUs             float64
 	CPU, Memory      string
 	Env              []string
 	WorkingDir       string
@@ -46,8 +48,23 @@ type Flags struct {
 	Data             []string
 	Command          []string
 
+	// The flags of platforms other than Kubernetes (timaker): RDMA,
+	// a GPU model, elastic (shared) resources and a file system mounted at
+	// the code directory, TYPE:ENDPOINT:PATH[:ro].
+	RDMA    bool
+	GPUType string
+	Elastic bool
+	FS      string
+
+	// FractionalGPUs lets --gpus be a fraction (0.5): set by a platform
+	// that shares GPUs. Kubernetes requests whole GPUs.
+	FractionalGPUs bool
+
 	Changed func(flag string) bool
 }
+
+// PlatformOnlyFlags are the submit flags only timaker clusters take.
+var PlatformOnlyFlags = []string{"rdma", "gpu-type", "elastic", "fs"}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
@@ -120,10 +137,11 @@ func (f *Flags) Values() (map[string]any, error) {
 
 	res := map[string]any{}
 	if f.Changed("gpus") {
-		if err := kinds.CheckCount("--gpus", f.GPUs, 0); err != nil {
+		gpus, err := f.gpus()
+		if err != nil {
 			return nil, err
 		}
-		res["gpus"] = f.GPUs
+		res["gpus"] = gpus
 	}
 	for flag, value := range map[string]string{"cpu": f.CPU, "memory": f.Memory} {
 		if f.Changed(flag) {
@@ -370,4 +388,24 @@ func toAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// gpus checks --gpus: a whole number, or on a platform that shares GPUs a
+// multiple of 0.01.
+func (f *Flags) gpus() (any, error) {
+	g := f.GPUs
+	text := strconv.FormatFloat(g, 'f', -1, 64)
+	switch {
+	case g < 0 || math.IsNaN(g) || math.IsInf(g, 0):
+		return nil, exit.UsageErrorf("--gpus %s: must be 0 or more", text)
+	case g > math.MaxInt32:
+		return nil, exit.UsageErrorf("--gpus %s: must be at most %d", text, math.MaxInt32)
+	case g == math.Trunc(g):
+		return int(g), nil
+	case !f.FractionalGPUs:
+		return nil, exit.UsageErrorf("--gpus %s: Kubernetes jobs ask for whole GPUs (fractions are for timaker clusters, --cluster)", text)
+	case math.Abs(g*100-math.Round(g*100)) > 1e-9:
+		return nil, exit.UsageErrorf("--gpus %s: timaker counts GPUs in hundredths (e.g. 0.5 or 0.25)", text)
+	}
+	return g, nil
 }

@@ -93,7 +93,7 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"name with a dot", Flags{Name: "a.b", Changed: changedOnly("name")}, `--name "a.b"`},
 		{"name with a leading digit", Flags{Name: "1abc", Changed: changedOnly("name")}, `--name "1abc"`},
 		{"workers over int32", Flags{Workers: 1 << 31, Changed: changedOnly("workers")}, "--workers 2147483648"},
-		{"gpus over int32", Flags{GPUs: 1<<63 - 1, Changed: changedOnly("gpus")}, "--gpus 9223372036854775807"},
+		{"gpus over int32", Flags{GPUs: 1<<63 - 1, Changed: changedOnly("gpus")}, "--gpus 9223372036854776000: must be at most 2147483647"},
 		{"retry over int32", Flags{Retry: 1 << 31, Changed: changedOnly("retry")}, "--retry 2147483648"},
 		{"ttl under a second", Flags{TTLAfterFinished: 500 * time.Millisecond, Changed: changedOnly("ttl-after-finished")}, "--ttl-after-finished 500ms"},
 		{"image with a space", Flags{Image: "tf 1", Changed: changedOnly("image")}, `--image "tf 1"`},

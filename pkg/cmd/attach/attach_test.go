@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/attach"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
@@ -17,7 +18,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestAttachNeedsATerminalOrACommand(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	err := run(attach.NewCmdAttach(f, func(*attach.Options) error { return nil }), "mnist")
 	if exit.Code(err) != exit.Usage {
 		t.Errorf("without a terminal: %v, want a usage error", err)
@@ -30,7 +31,7 @@ func TestAttachNeedsATerminalOrACommand(t *testing.T) {
 		t.Errorf("options %+v", got)
 	}
 
-	f, _, _ = jobclienttest.Factory(t, true, jobclienttest.Dynamic(), nil)
+	f, _, _ = cmdutiltest.Factory(t, true, jobclienttest.Dynamic(), nil)
 	if err := run(attach.NewCmdAttach(f, func(o *attach.Options) error { got = o; return nil }), "mnist"); err != nil {
 		t.Errorf("on a terminal: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/platform"
 )
 
 // Options of delete.
@@ -32,8 +33,7 @@ type Options struct {
 	Refs []jobclient.Ref
 
 	// Set by Complete.
-	Namespace string
-	Client    *jobclient.Client
+	Platform platform.Platform
 }
 
 // NewCmdDelete returns the command; runF replaces Complete and Run in tests.
@@ -108,20 +108,12 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Complete resolves the namespace and the client.
+// Complete resolves the platform.
 func (o *Options) Complete() error {
 	var err error
-	o.Namespace, o.Client, err = cmdutil.NamespacedJobs(o.Factory)
+	o.Platform, err = o.Factory.Platform()
 	return err
 }
-
-// target is a job about to be deleted.
-type target struct {
-	kind kinds.Kind
-	name string
-}
-
-func (t target) String() string { return t.kind.Name() + "/" + t.name }
 
 // Run finds the jobs, asks, deletes them and reports the missing ones last.
 func (o *Options) Run(ctx context.Context) error {
@@ -131,7 +123,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	if len(targets) == 0 {
 		if len(missing) == 0 {
-			fmt.Fprintf(o.IO.ErrOut, "No jobs to delete in namespace %s.\n", o.Namespace)
+			fmt.Fprintf(o.IO.ErrOut, "No jobs to delete in %s.\n", o.Platform.Where())
 			return nil
 		}
 		return o.missingError(missing)
@@ -147,7 +139,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	var failed error
 	for _, t := range targets {
-		err := o.Client.Delete(ctx, t.kind, o.Namespace, t.name)
+		err := o.Platform.Delete(ctx, t)
 		switch {
 		case err == nil:
 			fmt.Fprintf(o.IO.Out, "deleted %s\n", t)
@@ -176,57 +168,48 @@ func countErrors(err error) int {
 
 // targets resolves the arguments, or --all, to jobs; missing are the
 // arguments that name no job.
-func (o *Options) targets(ctx context.Context) ([]target, []string, error) {
-	var out []target
+func (o *Options) targets(ctx context.Context) ([]*platform.Job, []string, error) {
 	if o.All {
-		opts := jobclient.ListOptions{Namespace: o.Namespace, LabelSelector: o.Selector, Experiment: o.Experiment, ManagedOnly: true}
+		opts := platform.ListOptions{Selector: o.Selector, Experiment: o.Experiment, ManagedOnly: true}
 		if o.KindName != "" {
 			k, _ := o.Factory.Kinds.Lookup(o.KindName)
-			opts.Kinds = []kinds.Kind{k}
+			opts.Kinds, opts.KindsAsked = []kinds.Kind{k}, true
 		}
-		res, err := o.Client.List(ctx, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, j := range res.Jobs {
-			out = append(out, target{kind: j.Kind, name: j.Summary.Name})
-		}
-		return out, nil, nil
+		jobs, err := o.Platform.List(ctx, opts)
+		return jobs, nil, err
 	}
+	var out []*platform.Job
 	var missing []string
 	seen := map[string]bool{}
 	for _, ref := range o.Refs {
-		k, obj, err := o.Client.Find(ctx, o.Namespace, ref)
+		job, err := o.Platform.Find(ctx, ref)
 		switch {
 		case jobclient.IsNotFound(err):
 			missing = append(missing, ref.String())
 		case err != nil:
 			return nil, nil, err
-		default:
-			t := target{kind: k, name: obj.GetName()}
-			if !seen[t.String()] {
-				seen[t.String()] = true
-				out = append(out, t)
-			}
+		case !seen[job.String()]:
+			seen[job.String()] = true
+			out = append(out, job)
 		}
 	}
 	return out, missing, nil
 }
 
-func (o *Options) question(targets []target) string {
+func (o *Options) question(targets []*platform.Job) string {
 	if len(targets) == 1 {
-		return fmt.Sprintf("Delete %s in namespace %s?", targets[0], o.Namespace)
+		return fmt.Sprintf("Delete %s in %s?", targets[0], o.Platform.Where())
 	}
 	names := make([]string, len(targets))
 	for i, t := range targets {
 		names[i] = t.String()
 	}
-	return fmt.Sprintf("Delete %d jobs in namespace %s: %s?", len(targets), o.Namespace, strings.Join(names, ", "))
+	return fmt.Sprintf("Delete %d jobs in %s: %s?", len(targets), o.Platform.Where(), strings.Join(names, ", "))
 }
 
 func (o *Options) missingError(missing []string) error {
 	if len(missing) == 1 {
-		return exit.NotFoundErrorf("job %s not found in namespace %s", missing[0], o.Namespace)
+		return exit.NotFoundErrorf("job %s not found in %s", missing[0], o.Platform.Where())
 	}
-	return exit.NotFoundErrorf("jobs %s not found in namespace %s", strings.Join(missing, ", "), o.Namespace)
+	return exit.NotFoundErrorf("jobs %s not found in %s", strings.Join(missing, ", "), o.Platform.Where())
 }

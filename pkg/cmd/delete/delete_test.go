@@ -10,6 +10,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
@@ -40,7 +41,7 @@ func TestNewCmdDelete(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, tt.tty, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, tt.tty, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -73,7 +74,7 @@ func TestNewCmdDeleteBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, tt.tty, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, tt.tty, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -134,8 +135,8 @@ func TestDeleteRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
-			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, dyn, nil)
-			prompt := &jobclienttest.Confirm{Answer: tt.answer}
+			f, stdout, stderr := cmdutiltest.Factory(t, tt.tty, dyn, nil)
+			prompt := &cmdutiltest.Confirm{Answer: tt.answer}
 			f.Prompter = prompt
 			err := execute(f, nil, strings.Fields(tt.args)...)
 			if exit.Code(err) != tt.code || (err != nil && err.Error() != tt.err) {
@@ -163,7 +164,7 @@ func TestDeleteRun(t *testing.T) {
 
 func TestDeleteAmbiguousNameDeletesNothing(t *testing.T) {
 	dyn := jobclienttest.Dynamic(append(jobclienttest.Fixtures(), jobclienttest.Job{APIKind: "PyTorchJob", Name: "old", Created: jobclienttest.T0}.Object())...)
-	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
+	f, stdout, _ := cmdutiltest.Factory(t, false, dyn, nil)
 	err := execute(f, nil, "mnist", "old", "--yes")
 	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "there are 2 jobs named old") {
 		t.Errorf("error %v", err)

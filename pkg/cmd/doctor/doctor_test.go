@@ -16,6 +16,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/kube"
@@ -48,7 +49,7 @@ func cluster(t *testing.T) (*cmdutil.Factory, *[]authorizationv1.ResourceAttribu
 		review.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed}
 		return true, review, nil
 	})
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), kc)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), kc)
 	f.RESTConfig = func() (*rest.Config, error) { return &rest.Config{Host: "https://127.0.0.1:6443"}, nil }
 	return f, &reviews
 }

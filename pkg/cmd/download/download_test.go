@@ -25,6 +25,7 @@ import (
 
 	downloadcmd "github.com/easyai-dev/easyai/pkg/cmd/download"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
@@ -40,7 +41,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *downloadcmd.Options
 	cmd := downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "outputs", "out", "--task", "worker-1", "--retries", "2", "-o", "json",
@@ -110,7 +111,7 @@ func outputsArchive(t *testing.T) []byte {
 }
 
 func factory(t *testing.T, tty bool, kube *kubefake.Clientset, objs ...runtime.Object) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
-	f, stdout, stderr := jobclienttest.Factory(t, tty, jobclienttest.Dynamic(objs...), kube)
+	f, stdout, stderr := cmdutiltest.Factory(t, tty, jobclienttest.Dynamic(objs...), kube)
 	f.RESTConfig = func() (*rest.Config, error) { return &rest.Config{}, nil }
 	return f, stdout, stderr
 }
@@ -263,7 +264,7 @@ func TestDownloadOfAPathOffStorageOnceThePodsAreGone(t *testing.T) {
 }
 
 func TestLimitFlags(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *downloadcmd.Options
 	cmd := downloadcmd.NewCmdDownload(f, func(o *downloadcmd.Options) error { got = o; return nil })
 	if err := run(cmd, "mnist", "--max-bytes", "2Ki", "--max-files", "10", "--idle-timeout", "30s"); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	execcmd "github.com/easyai-dev/easyai/pkg/cmd/exec"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/remote"
@@ -30,7 +31,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *execcmd.Options
 	cmd := execcmd.NewCmdExec(f, func(o *execcmd.Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "--task", "worker-1", "-c", "train", "-i", "--", "ls", "-l", "/data"); err != nil {
@@ -75,7 +76,7 @@ func factory(t *testing.T, rec *recorder) (*cmdutil.Factory, *bytes.Buffer, *byt
 		jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, jobclienttest.T0),
 		jobclienttest.Pod("team-a", "mnist", "worker", 1, corev1.PodPending, jobclienttest.T0),
 	)
-	f, stdout, stderr := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kube)
+	f, stdout, stderr := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kube)
 	f.RESTConfig = func() (*rest.Config, error) { return &rest.Config{}, nil }
 	return f, stdout, stderr
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -22,7 +23,11 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/platform"
+	kubeplatform "github.com/easyai-dev/easyai/pkg/platform/kubernetes"
+	timakerplatform "github.com/easyai-dev/easyai/pkg/platform/timaker"
 	"github.com/easyai-dev/easyai/pkg/prompter"
+	"github.com/easyai-dev/easyai/pkg/timaker"
 )
 
 // New returns the factory of a run on the process's own streams.
@@ -52,7 +57,39 @@ func New() *cmdutil.Factory {
 		}
 		return c, nil
 	})
+	// The timaker cluster --cluster (or the configuration) names; nil:
+	// the kubeconfig's cluster.
+	timakerCluster := sync.OnceValues(func() (*config.Cluster, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		name := f.Cluster
+		if name == "" {
+			name = cfg.Cluster
+		}
+		if name == "" {
+			return nil, nil
+		}
+		cl, err := cfg.LookupCluster(name)
+		if err != nil && f.Cluster != "" && kubeconfigHasCluster(f.ConfigFlags, name) {
+			// kubectl's --cluster: a cluster of the kubeconfig.
+			f.ConfigFlags.ClusterName = &name
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &cl, nil
+	})
 	f.RESTConfig = sync.OnceValues(func() (*rest.Config, error) {
+		cl, err := timakerCluster()
+		if err != nil {
+			return nil, err
+		}
+		if cl != nil {
+			return nil, noKubernetes(f, cl)
+		}
 		if err := cmdutil.CheckKubeconfig(f.ConfigFlags); err != nil {
 			return nil, err
 		}
@@ -108,6 +145,24 @@ func New() *cmdutil.Factory {
 		}
 		return &jobclient.Client{Dynamic: dyn, Kube: kc, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource), Server: restConfig.Host}, nil
 	})
+	f.Platform = sync.OnceValues(func() (platform.Platform, error) {
+		cl, err := timakerCluster()
+		if err != nil {
+			return nil, err
+		}
+		if cl != nil {
+			return newTimaker(f, *cl)
+		}
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		return &kubeplatform.Platform{
+			Kinds: f.Kinds, Namespace: f.Namespace, Jobs: f.JobsClient, Kube: f.KubeClient, Dynamic: f.DynamicClient,
+			User: f.User, KubeconfigUser: f.KubeconfigUser, GPUResource: cfg.GPUResource,
+			Notes: f.IOStreams.ErrOut, Now: f.Now,
+		}, nil
+	})
 	f.User = func(ctx context.Context) (string, error) {
 		kc, err := f.KubeClient()
 		if err != nil {
@@ -127,4 +182,52 @@ func contextName(f *cmdutil.Factory) string {
 		return *f.ConfigFlags.Context
 	}
 	return ""
+}
+
+// newTimaker is the platform of a timaker cluster of the configuration,
+// signing with the credentials of the environment or the credentials file.
+func newTimaker(f *cmdutil.Factory, cl config.Cluster) (platform.Platform, error) {
+	creds, err := config.LoadTimakerCredentials(cl)
+	if err != nil {
+		return nil, err
+	}
+	client := &timaker.Client{
+		Addr: cl.Addr, Host: cl.Host, Now: f.Now,
+		Credentials: timaker.Credentials{SecretID: creds.SecretID, SecretKey: creds.SecretKey},
+	}
+	if f.ConfigFlags.Timeout != nil {
+		if d, err := time.ParseDuration(*f.ConfigFlags.Timeout); err == nil && d > 0 {
+			client.Timeout = d
+		}
+	}
+	return &timakerplatform.Platform{
+		Cluster: cl, Client: client, Index: &timakerplatform.Index{Path: timakerplatform.DefaultIndexPath(cl.Name)},
+		Kinds: f.Kinds, Notes: f.IOStreams.ErrOut, Now: f.Now,
+	}, nil
+}
+
+// noKubernetes is the error of a command that needs the Kubernetes API run
+// on a timaker cluster.
+func noKubernetes(f *cmdutil.Factory, cl *config.Cluster) error {
+	what := "this command"
+	if f.CommandPath != "" {
+		what = f.CommandPath
+	}
+	return exit.WithHint(exit.UsageErrorf("%s needs a Kubernetes cluster, and timaker cluster %q has no Kubernetes API", what, cl.Name),
+		"on timaker clusters easyai submits, gets, lists, waits for, deletes jobs and shows top node; timaker has no logs, exec or file API (docs/timaker.md). Without --cluster (or with the configuration's cluster unset) easyai uses the kubeconfig's context")
+}
+
+// kubeconfigHasCluster reports whether the kubeconfig (--kubeconfig, else
+// $KUBECONFIG or ~/.kube/config) names a cluster name.
+func kubeconfigHasCluster(flags *genericclioptions.ConfigFlags, name string) bool {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if flags.KubeConfig != nil && *flags.KubeConfig != "" {
+		rules.ExplicitPath = *flags.KubeConfig
+	}
+	raw, err := rules.Load()
+	if err != nil {
+		return false
+	}
+	_, ok := raw.Clusters[name]
+	return ok
 }

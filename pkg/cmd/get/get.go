@@ -79,45 +79,42 @@ func (o *Options) Validate() error {
 	return o.ParseJob(o.Factory.Kinds)
 }
 
-// Complete resolves the namespace and the clients.
-func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
+// Complete resolves the platform.
+func (o *Options) Complete() error { return o.CompletePlatform(o.Factory) }
 
 // Run finds the job and prints it.
 func (o *Options) Run(ctx context.Context) error {
-	k, obj, err := o.Client.Find(ctx, o.Namespace, o.Ref)
+	job, err := o.Platform.Find(ctx, o.Ref)
 	if err != nil {
 		return err
 	}
 	if o.Print.Format() == printers.FormatName {
-		_, err := fmt.Fprintf(o.IO.Out, "%s/%s\n", k.Name(), obj.GetName())
+		_, err := fmt.Fprintln(o.IO.Out, job)
 		return err
 	}
 	if o.Raw {
-		raw := obj.DeepCopy()
+		raw := (&unstructured.Unstructured{Object: job.Raw}).DeepCopy()
 		unstructured.RemoveNestedField(raw.Object, "metadata", "managedFields")
 		if o.Print.IsDocument() {
 			return o.Print.PrintDocument(o.IO.Out, raw.Object)
 		}
 		return printers.YAML(o.IO.Out, raw.Object)
 	}
-	d, err := o.Client.Describe(ctx, k, obj)
+	d, err := o.Platform.Describe(ctx, job)
 	if err != nil {
 		return err
 	}
-	cmdutil.WarnUnreadRequest(o.IO, d)
-	now := o.Factory.Now()
 	if o.Print.IsDocument() {
-		return o.Print.PrintDocument(o.IO.Out, jobclient.DocumentOf(d, now))
+		return o.Print.PrintDocument(o.IO.Out, d)
 	}
-	return o.printDetails(d, now)
+	return o.printDetails(d, o.Factory.Now())
 }
 
 // printDetails writes the human view: a header, the replicas, the warnings.
 // It is for reading, so it is aligned whether or not stdout is a terminal.
-func (o *Options) printDetails(d *jobclient.Details, now time.Time) error {
+func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 	w := o.IO.Out
 	s := &d.Summary
-	gvk := d.Kind.GroupVersionKind()
 	status := string(s.Status.State)
 	if s.Status.Reason != "" {
 		status += " (" + s.Status.Reason + ")"
@@ -133,7 +130,7 @@ func (o *Options) printDetails(d *jobclient.Details, now time.Time) error {
 	}
 	field("Name", s.Name)
 	field("Namespace", s.Namespace)
-	field("Kind", fmt.Sprintf("%s (%s.%s)", d.Kind.Name(), gvk.Kind, gvk.GroupVersion()))
+	field("Kind", fmt.Sprintf("%s (%s.%s)", d.KindName, d.ObjectKind, d.ObjectAPIVersion))
 	field("Status", status)
 	field("User", printers.JobUser(s))
 	if !s.ByEasyAI() {
@@ -159,7 +156,7 @@ func (o *Options) printDetails(d *jobclient.Details, now time.Time) error {
 	field("Image", d.Image)
 	field("Command", shellJoin(d.Command))
 	field("Workers", fmt.Sprintf("%d/%d running", s.Workers.Ready, s.Workers.Total))
-	field("GPUs", strconv.FormatInt(s.GPUs, 10))
+	field("GPUs", printers.GPUs(s.GPUs))
 
 	fmt.Fprintln(w)
 	if len(d.Replicas) == 0 {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
@@ -52,7 +53,7 @@ func TestNewCmdGet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -76,7 +77,7 @@ func TestNewCmdGetBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || err.Error() != tt.err {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -100,7 +101,7 @@ func cluster(t *testing.T, tty bool, extra ...runtime.Object) (*cmdutil.Factory,
 		jobclienttest.Warning("team-a", "e3", "TFJob", "old", "Other", "another job", 1, t0),
 	)
 	dyn := jobclienttest.Dynamic(append(jobclienttest.Fixtures(), extra...)...)
-	f, stdout, stderr := jobclienttest.Factory(t, tty, dyn, kube)
+	f, stdout, stderr := cmdutiltest.Factory(t, tty, dyn, kube)
 	return f, func() (string, string) { return stdout.String(), stderr.String() }
 }
 
@@ -297,7 +298,7 @@ func TestGetErrors(t *testing.T) {
 func TestGetKindNotInstalled(t *testing.T) {
 	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
 	jobclienttest.NotInstalled(dyn, "pytorchjobs")
-	f, _, _ := jobclienttest.Factory(t, false, dyn, nil)
+	f, _, _ := cmdutiltest.Factory(t, false, dyn, nil)
 	if err := execute(f, nil, "mnist", "-o", "name"); err != nil {
 		t.Errorf("get mnist with PyTorchJob not installed: %v", err)
 	}
@@ -320,7 +321,7 @@ func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
 		events = append(events, jobclienttest.Warning("team-a", fmt.Sprintf("e%02d", i), "TFJob", "old", fmt.Sprintf("Reason%02d", i), "m", 1,
 			jobclienttest.T0.Add(time.Duration(i)*time.Minute)))
 	}
-	f, stdout, stderr := jobclienttest.Factory(t, true, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(events...))
+	f, stdout, stderr := cmdutiltest.Factory(t, true, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(events...))
 	if err := execute(f, nil, "old"); err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
 	if stderr.String() != "2 older warning events not shown: -o json has them all\n" {
 		t.Errorf("stderr %q", stderr)
 	}
-	f, stdout, _ = jobclienttest.Factory(t, true, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(events...))
+	f, stdout, _ = cmdutiltest.Factory(t, true, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(events...))
 	if err := execute(f, nil, "old", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func TestGetTemplates(t *testing.T) {
 func TestGetInANamespaceRefused(t *testing.T) {
 	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
 	jobclienttest.Refuse(dyn, "get", "*")
-	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
+	f, stdout, _ := cmdutiltest.Factory(t, false, dyn, nil)
 	err := execute(f, nil, "a1")
 	if exit.Code(err) != exit.Error || strings.Count(err.Error(), "\n") != 0 ||
 		!strings.HasPrefix(err.Error(), "you may not read jobs in namespace team-a: get is forbidden on ") ||

@@ -4,12 +4,10 @@ package list
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -17,7 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
-	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -40,8 +38,7 @@ type Options struct {
 	States []jobmodel.State
 
 	// Set by Complete.
-	Namespace string
-	Client    *jobclient.Client
+	Platform platform.Platform
 }
 
 // NewCmdList returns the command; runF replaces Complete and Run in tests.
@@ -170,68 +167,54 @@ func ParseStates(names []string) ([]jobmodel.State, error) {
 	return out, nil
 }
 
-// Complete resolves the namespace, the clients and, for --mine, the user.
+// Complete resolves the platform.
 func (o *Options) Complete(ctx context.Context) error {
-	f := o.Factory
-	if !o.AllNamespaces {
-		ns, _, err := f.Namespace()
-		if err != nil {
-			return err
-		}
-		o.Namespace = ns
-	}
-	client, err := f.JobsClient()
-	if err != nil {
-		return err
-	}
-	o.Client = client
-	if o.Mine {
-		if o.User, err = f.User(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	p, err := o.Factory.Platform()
+	o.Platform = p
+	return err
 }
 
 // Run lists and prints the jobs.
 func (o *Options) Run(ctx context.Context) error {
-	res, err := o.Client.List(ctx, jobclient.ListOptions{
-		Namespace:     o.Namespace,
+	jobs, err := o.Platform.List(ctx, platform.ListOptions{
+		AllNamespaces: o.AllNamespaces,
 		Kinds:         o.Kinds,
-		LabelSelector: o.Selector,
+		KindsAsked:    len(o.KindNames) > 0,
+		Selector:      o.Selector,
 		Experiment:    o.Experiment,
 		States:        o.States,
 		User:          o.User,
+		Mine:          o.Mine,
 	})
 	if err != nil {
 		return err
 	}
-	if err := o.reportNotInstalled(res.NotInstalled); err != nil {
-		return err
-	}
-	o.reportRefused(res.Refused)
 	now := o.Factory.Now()
 	if o.Print.IsDocument() {
-		return o.Print.PrintDocument(o.IO.Out, jobclient.ListOf(res.Jobs, now))
+		l := jobclient.List{APIVersion: jobclient.APIVersion, Kind: jobclient.ListDocumentKind, Items: make([]jobclient.Item, len(jobs))}
+		for i, j := range jobs {
+			l.Items[i] = j.Item
+		}
+		return o.Print.PrintDocument(o.IO.Out, l)
 	}
 	if o.Print.Format() == printers.FormatName {
-		for _, j := range res.Jobs {
-			fmt.Fprintf(o.IO.Out, "%s/%s\n", j.Kind.Name(), j.Summary.Name)
+		for _, j := range jobs {
+			fmt.Fprintln(o.IO.Out, j)
 		}
 		return nil
 	}
-	if len(res.Jobs) == 0 {
+	if len(jobs) == 0 {
 		if o.AllNamespaces {
 			fmt.Fprintln(o.IO.ErrOut, "No jobs found.")
 		} else {
-			fmt.Fprintf(o.IO.ErrOut, "No jobs found in namespace %s.\n", o.Namespace)
+			fmt.Fprintf(o.IO.ErrOut, "No jobs found in %s.\n", o.Platform.Where())
 		}
 		return nil
 	}
-	return o.printTable(res.Jobs, now)
+	return o.printTable(jobs, now)
 }
 
-func (o *Options) printTable(js []jobclient.Job, now time.Time) error {
+func (o *Options) printTable(js []*platform.Job, now time.Time) error {
 	header := []string{"NAME", "KIND", "STATUS", "WORKERS", "GPUS", "AGE", "DURATION", "USER"}
 	wide := o.Print.Format() == printers.FormatWide
 	if wide {
@@ -242,11 +225,11 @@ func (o *Options) printTable(js []jobclient.Job, now time.Time) error {
 	}
 	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), header...)
 	for _, j := range js {
-		s := j.Summary
+		s := j.Item.Summary
 		row := []string{
-			s.Name, j.Kind.Name(), string(s.Status.State),
+			s.Name, j.Item.KindName, string(s.Status.State),
 			fmt.Sprintf("%d/%d", s.Workers.Ready, s.Workers.Total),
-			strconv.FormatInt(s.GPUs, 10),
+			printers.GPUs(s.GPUs),
 			printers.Age(now, s.Created), printers.JobDuration(&s, now), printers.JobUser(&s),
 		}
 		if wide {
@@ -258,41 +241,4 @@ func (o *Options) printTable(js []jobclient.Job, now time.Time) error {
 		t.AddRow(row...)
 	}
 	return t.Render()
-}
-
-// reportNotInstalled says which kinds the cluster does not serve: a warning
-// for each kind asked for with --kind; without --kind, clusters commonly
-// serve only some kinds, so those are skipped quietly (said with -v 1),
-// unless the cluster serves none of them.
-func (o *Options) reportNotInstalled(missing []kinds.Kind) error {
-	asked := len(o.KindNames) > 0
-	if !asked && len(missing) > 0 && len(missing) == len(o.Factory.Kinds.All()) {
-		names := make([]string, len(missing))
-		for i, k := range missing {
-			names[i] = k.GroupVersionKind().Kind
-		}
-		return exit.WithHint(fmt.Errorf("this cluster serves none of the job kinds easyai knows (%s)", strings.Join(names, ", ")),
-			"install the Kubeflow training-operator or Volcano, or check --context")
-	}
-	for _, k := range missing {
-		err := kube.NotInstalledError(k)
-		if asked {
-			fmt.Fprintf(o.IO.ErrOut, "Warning: %v, skipped (%s)\n", err, exit.Hint(err))
-		} else {
-			klog.V(1).Infof("%v, skipped", err)
-		}
-	}
-	return nil
-}
-
-// reportRefused says, one line each, which kinds the user may not list:
-// they were skipped, and the jobs of the others are listed.
-func (o *Options) reportRefused(refused []kinds.Kind) {
-	where := "in " + o.Namespace
-	if o.AllNamespaces {
-		where = "across namespaces"
-	}
-	for _, k := range refused {
-		fmt.Fprintf(o.IO.ErrOut, "Warning: cannot list %s %s: forbidden\n", k.Resource().Resource, where)
-	}
 }

@@ -16,6 +16,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
@@ -55,7 +56,7 @@ func TestNewCmdList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 			var got *Options
 			err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...)
 			if err != nil {
@@ -79,8 +80,8 @@ func TestNewCmdList(t *testing.T) {
 
 func TestNewCmdListBadInput(t *testing.T) {
 	tests := []struct{ args, err string }{
-		{"--status bogus", `--status "bogus": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
-		{"--status running,nope", `--status "nope": not a state (states: queued, pending, running, succeeded, failed, suspended, unknown)`},
+		{"--status bogus", `--status "bogus": not a state (states: queued, pending, running, succeeded, failed, suspended, stopping, stopped, unknown)`},
+		{"--status running,nope", `--status "nope": not a state (states: queued, pending, running, succeeded, failed, suspended, stopping, stopped, unknown)`},
 		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
 		{"-o table", `-o "table": must be one of wide, json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE`},
 		{"--mine --user bob", `--mine and --user "bob": give one of them`},
@@ -90,7 +91,7 @@ func TestNewCmdListBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -137,7 +138,7 @@ func TestListRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+			f, stdout, stderr := cmdutiltest.Factory(t, tt.tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 			if err := execute(f, nil, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +154,7 @@ func TestListRun(t *testing.T) {
 
 func TestListJSONAndYAML(t *testing.T) {
 	for _, tty := range []bool{true, false} {
-		f, stdout, stderr := jobclienttest.Factory(t, tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+		f, stdout, stderr := cmdutiltest.Factory(t, tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 		if err := execute(f, nil, "-o", "json"); err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +174,7 @@ func TestListJSONAndYAML(t *testing.T) {
 			t.Errorf("resnet %+v", resnet)
 		}
 	}
-	f, stdout, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+	f, stdout, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := execute(f, nil, "-o", "yaml", "--kind", "pytorch"); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestListJSONAndYAML(t *testing.T) {
 func TestListWarnsOfKindsNotInstalled(t *testing.T) {
 	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
 	jobclienttest.NotInstalled(dyn, "pytorchjobs")
-	f, stdout, stderr := jobclienttest.Factory(t, false, dyn, nil)
+	f, stdout, stderr := cmdutiltest.Factory(t, false, dyn, nil)
 	// Without --kind, a kind the cluster does not serve is skipped quietly.
 	if err := execute(f, nil, "-o", "name"); err != nil {
 		t.Fatal(err)
@@ -211,7 +212,7 @@ func TestListWhenNoKindIsInstalled(t *testing.T) {
 	for _, k := range jobclienttest.Registry().All() {
 		jobclienttest.NotInstalled(dyn, k.Resource().Resource)
 	}
-	f, _, _ := jobclienttest.Factory(t, false, dyn, nil)
+	f, _, _ := cmdutiltest.Factory(t, false, dyn, nil)
 	err := execute(f, nil)
 	if err == nil || !strings.Contains(err.Error(), "serves none of the job kinds") {
 		t.Errorf("err %v", err)
@@ -224,7 +225,7 @@ func TestListMine(t *testing.T) {
 		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{
 			UserInfo: authenticationv1.UserInfo{Username: "alice@corp"}}}, nil
 	})
-	f, stdout, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubernetes.Interface(kube))
+	f, stdout, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubernetes.Interface(kube))
 	if err := execute(f, nil, "--mine", "-A", "-o", "name"); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestListMine(t *testing.T) {
 }
 
 func TestListTemplates(t *testing.T) {
-	f, stdout, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+	f, stdout, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := execute(f, nil, "-A", "-o", `jsonpath={range .items[*]}{.jobKind}/{.name} {.status.state}{"\n"}{end}`); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestListSkipsKindsRefused(t *testing.T) {
 	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
 	jobclienttest.Refuse(dyn, "list", "colossalaijobs")
 	jobclienttest.Refuse(dyn, "list", "jobs")
-	f, stdout, stderr := jobclienttest.Factory(t, false, dyn, nil)
+	f, stdout, stderr := cmdutiltest.Factory(t, false, dyn, nil)
 	if err := execute(f, nil, "-o", "name"); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestListSkipsKindsRefused(t *testing.T) {
 func TestListWhenEveryKindIsRefused(t *testing.T) {
 	dyn := jobclienttest.Dynamic(jobclienttest.Fixtures()...)
 	jobclienttest.Refuse(dyn, "list", "*")
-	f, stdout, stderr := jobclienttest.Factory(t, false, dyn, nil)
+	f, stdout, stderr := cmdutiltest.Factory(t, false, dyn, nil)
 	err := execute(f, nil)
 	if exit.Code(err) != exit.Error || !strings.HasPrefix(err.Error(), "you may not list jobs in namespace team-a: list is forbidden on colossalaijobs.batch.tensorstack.dev, ") ||
 		!strings.Contains(exit.Hint(err), "easyai doctor -n team-a") {

@@ -12,6 +12,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/logs"
@@ -27,7 +28,7 @@ func execute(f *cmdutil.Factory, runF func(*Options) error, args ...string) erro
 }
 
 func TestNewCmdLogs(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+	f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 	var got *Options
 	err := execute(f, func(o *Options) error { got = o; return nil },
 		"tf/mnist", "-f", "--task", "Worker-0", "--task", "ps-0", "--role", "Worker", "--tail", "10", "--since", "10m",
@@ -57,7 +58,7 @@ func TestLogsUsageErrors(t *testing.T) {
 		"nosuchkind/mnist":           `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`,
 	}
 	for args, want := range tests {
-		f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+		f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 		err := execute(f, func(*Options) error { t.Errorf("%s: ran", args); return nil }, strings.Fields(args)...)
 		if exit.Code(err) != exit.Usage || err.Error() != want {
 			t.Errorf("%s: %v (exit %d), want %q", args, err, exit.Code(err), want)
@@ -76,7 +77,7 @@ func TestLogsOfAJobWithFakes(t *testing.T) {
 		pods = append(pods, p)
 	}
 	for _, tty := range []bool{false, true} {
-		f, stdout, stderr := jobclienttest.Factory(t, tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(pods...))
+		f, stdout, stderr := cmdutiltest.Factory(t, tty, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(pods...))
 		if err := execute(f, nil, "mnist"); err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +95,7 @@ func TestLogsOfAJobWithFakes(t *testing.T) {
 		}
 	}
 
-	f, stdout, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(pods...))
+	f, stdout, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), kubefake.NewClientset(pods...))
 	err := execute(f, nil, "mnist", "--task", "worker-7")
 	if exit.Code(err) != exit.NotFound || err.Error() != "the job has no task worker-7 (its tasks: ps-0, worker-0, worker-1)" || stdout.String() != "" {
 		t.Errorf("--task worker-7: %v (exit %d)", err, exit.Code(err))

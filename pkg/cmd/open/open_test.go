@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
@@ -29,7 +30,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *Options
 	cmd := NewCmdOpen(f, func(o *Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "jupyter", "--task", "worker-1", "--port", "8888", "--no-browser", "--address", "0.0.0.0"); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/portforward"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/remote"
@@ -17,7 +18,7 @@ import (
 // (nil when runF was not reached).
 func parse(t *testing.T, args ...string) (*portforward.Options, error) {
 	t.Helper()
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *portforward.Options
 	cmd := portforward.NewCmdPortForward(f, func(o *portforward.Options) error { got = o; return nil })
 	cmd.SetArgs(args)
@@ -85,7 +86,7 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 // TestCompletionOffersJobsThenNothing: the first argument completes job
 // names; ports are not files.
 func TestCompletionOffersJobsThenNothing(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	cmd := portforward.NewCmdPortForward(f, nil)
 	if _, directive := cmd.ValidArgsFunction(cmd, []string{"mnist"}, ""); directive != cobra.ShellCompDirectiveNoFileComp {
 		t.Errorf("after the job: directive %v, want no file completion", directive)

@@ -11,6 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
@@ -104,7 +105,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "resumed %s\n", t)
 	if o.Wait {
-		return (&cmdutil.Wait{IO: o.IO, Now: o.Factory.Now, Client: o.Client, Kind: t.Kind, Object: t.Object, For: waiter.Running, Timeout: o.Timeout}).Run(ctx)
+		return cmdutil.WaitFor(ctx, o.Factory, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Running, o.Timeout)
 	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being created. Wait for them with: %s wait %s --for running\n", o.Factory.ExecutableName, t)

@@ -12,6 +12,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
@@ -36,7 +37,7 @@ func TestNewCmdResume(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -46,7 +47,7 @@ func TestNewCmdResume(t *testing.T) {
 			}
 		})
 	}
-	f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+	f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 	if err := execute(f, nil); exit.Code(err) != exit.Usage || err.Error() != `"resume" needs a job: NAME or KIND/NAME (got 0 arguments)` {
 		t.Errorf("no job: %v", err)
 	}
@@ -134,8 +135,8 @@ func TestResumeRun(t *testing.T) {
 				objs = append(objs, tt.vj)
 			}
 			dyn := jobclienttest.Dynamic(objs...)
-			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, dyn, nil)
-			prompt := &jobclienttest.Confirm{Answer: tt.answer}
+			f, stdout, stderr := cmdutiltest.Factory(t, tt.tty, dyn, nil)
+			prompt := &cmdutiltest.Confirm{Answer: tt.answer}
 			f.Prompter = prompt
 			err := execute(f, nil, strings.Fields(tt.args)...)
 			if exit.Code(err) != tt.code || (err != nil && err.Error() != tt.err) {

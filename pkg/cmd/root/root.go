@@ -36,9 +36,11 @@ import (
 	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	suspendcmd "github.com/easyai-dev/easyai/pkg/cmd/suspend"
+	topcmd "github.com/easyai-dev/easyai/pkg/cmd/top"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
 	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
@@ -69,6 +71,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 			if noColor {
 				f.IOStreams.DisableColor()
 			}
+			f.CommandPath = cmd.CommandPath()
 			return setVerbosity(verbosity, f.IOStreams.ErrOut)
 		},
 	}
@@ -91,8 +94,15 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	})
 
 	pf := cmd.PersistentFlags()
+	// --cluster is easyai's (a timaker cluster of the configuration, or
+	// else a cluster of the kubeconfig, as kubectl's --cluster).
+	f.ConfigFlags.ClusterName = nil
 	f.ConfigFlags.AddFlags(pf)
 	pf.StringVar(&f.ConfigPath, "config", "", "easyai's configuration file (default $XDG_CONFIG_HOME/easyai/config.yaml)")
+	pf.StringVar(&f.Cluster, "cluster", "", "a timaker cluster of the configuration (easyai config set-cluster), or else a cluster of the kubeconfig; default: the configuration's cluster, else the kubeconfig's context")
+	_ = cmd.RegisterFlagCompletionFunc("cluster", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return config.ClusterNames(f.ConfigPath), cobra.ShellCompDirectiveNoFileComp
+	})
 	pf.IntVarP(&verbosity, "v", "v", 0, "log level of the Kubernetes client: from 1 its own messages (retried watches), 6 each request, 8 with bodies")
 	pf.BoolVar(&noColor, "no-color", false, "never colour the output (also: NO_COLOR set)")
 
@@ -128,6 +138,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			suspendcmd.NewCmdSuspend(f, nil),
 			resumecmd.NewCmdResume(f, nil),
 			deletecmd.NewCmdDelete(f, nil),
+			topcmd.NewCmdTop(f, nil),
 		}},
 		{"replicas", "Working with a job's replicas:", []*cobra.Command{
 			logscmd.NewCmdLogs(f, nil),

@@ -11,6 +11,7 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
 
@@ -44,7 +45,7 @@ func TestABackendChooserPicksWhatTheJobIsRenderedAndCreatedAs(t *testing.T) {
 				}}
 			}
 			dyn := jobclienttest.Dynamic()
-			f, stdout, stderr := jobclienttest.Factory(t, false, dyn, kube)
+			f, stdout, stderr := cmdutiltest.Factory(t, false, dyn, kube)
 			f.User = func(context.Context) (string, error) { return "alice", nil }
 			cmd := NewCmdSubmit(f, nil)
 			cmd.SetArgs(append(append([]string{"colossalai", "--name", "cai", "--image", "x:1"}, tc.args...), "--", "train.py"))

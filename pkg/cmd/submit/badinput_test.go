@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 )
@@ -14,7 +15,7 @@ import (
 // code and outputs; stdin is what "-f -" reads.
 func submitDryRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	f, out, errOut := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, out, errOut := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	f.IOStreams.In = strings.NewReader(stdin)
 	cmd := NewCmdSubmit(f, nil)
 	cmd.SetArgs(args)
@@ -93,7 +94,7 @@ func TestBadValuesNameTheFlag(t *testing.T) {
 		{"workers over int32", tf("--workers", "2147483648"), "--workers 2147483648"},
 		{"ps over int32", tf("--ps", "2147483648"), "--ps 2147483648"},
 		{"replicas over int32 from --set", tf("--set", "roles.worker.replicas=2147483648"), "--set roles.worker.replicas=2147483648: roles.worker.replicas"},
-		{"gpus over int32", tf("--gpus", "9223372036854775807"), "--gpus 9223372036854775807"},
+		{"gpus over int32", tf("--gpus", "9223372036854775807"), "--gpus 9223372036854776000: must be at most 2147483647"},
 		{"negative cpu", tf("--cpu", "-1"), `--cpu "-1"`},
 		{"ttl under a second", tf("--ttl-after-finished", "500ms"), "--ttl-after-finished 500ms"},
 		{"image with a space", []string{"tf", "--image", "tf 1", "--dry-run=client", "--", "x"}, `--image "tf 1"`},

@@ -11,16 +11,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
-	"github.com/easyai-dev/easyai/pkg/logs"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
@@ -51,6 +48,8 @@ type Options struct {
 	dash int
 	// changed tells which flags the user set.
 	changed func(flag string) bool
+	// platform is where the job goes (set by Complete).
+	platform platform.Platform
 }
 
 // NewCmdSubmit returns "submit" with a subcommand per kind; runF replaces
@@ -139,7 +138,7 @@ func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs.StringVar(&v.Name, "name", "", "job name (default: a readable unique name, printed)")
 	fs.StringVar(&v.Image, "image", "", "container image (default: the configuration's image)")
 	fs.IntVar(&v.Workers, "workers", 1, "number of workers (PyTorch: nodes, the first being the master)")
-	fs.IntVar(&v.GPUs, "gpus", 0, "GPUs per worker")
+	fs.Float64Var(&v.GPUs, "gpus", 0, "GPUs per worker (a fraction such as 0.5 on timaker clusters)")
 	fs.StringVar(&v.CPU, "cpu", "", "CPU per replica, e.g. 4 or 500m")
 	fs.StringVar(&v.Memory, "memory", "", "memory per replica, e.g. 16Gi")
 	fs.StringArrayVar(&v.Env, "env", nil, "environment variable NAME=VALUE (repeatable)")
@@ -160,6 +159,10 @@ func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs.StringVar(&v.CleanPodPolicy, "clean-pod-policy", "", "pods deleted when the job ends: All, Running or None")
 	fs.StringVar(&v.Experiment, "experiment", "", "experiment the job belongs to (a label)")
 	fs.StringArrayVar(&v.Data, "data", nil, "mount a PersistentVolumeClaim: PVC:/mount/path[:ro] (repeatable)")
+	fs.BoolVar(&v.RDMA, "rdma", false, "timaker clusters: use RDMA (only where the cluster has it)")
+	fs.StringVar(&v.GPUType, "gpu-type", "", "timaker clusters: the GPU model, e.g. V100, A100, T4")
+	fs.BoolVar(&v.Elastic, "elastic", false, "timaker clusters: run on elastic (shared, preemptible) resources")
+	fs.StringVar(&v.FS, "fs", "", "timaker clusters: mount a file system at /opt/ml/code, TYPE:ENDPOINT:PATH[:ro]")
 
 	fs.StringVar(&o.Submission.ChartDir, "chart", "", "render this chart directory instead of the kind's built-in chart")
 	fs.StringArrayVarP(&o.JobFilePaths, "values", "f", nil, `values file, "-" for standard input (repeatable; later files win)`)
@@ -273,7 +276,7 @@ func (o *Options) checkArgs() error {
 	return exit.UsageErrorf("unexpected arguments %q: put the command after \"--\" (easyai submit %s [flags] -- python train.py)", before, s.Kind.Name())
 }
 
-// Complete adds the cluster and the settings to the submission.
+// Complete adds the settings and the platform to the submission.
 func (o *Options) Complete() error {
 	f, s := o.Factory, &o.Submission
 	cfg, err := f.Config()
@@ -281,23 +284,19 @@ func (o *Options) Complete() error {
 		return err
 	}
 	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource, Labels: cfg.Labels}
-	if s.Namespace, _, err = f.Namespace(); err != nil {
-		return err
-	}
 	s.CLIVersion = build.Version
-	s.User, s.ClientUser = f.User, f.KubeconfigUser
-	s.Served, s.Dynamic = o.served, f.DynamicClient
 	if o.IO.CanPrompt() {
 		s.Prompter = f.Prompter
 	}
 	s.Notes = o.IO.ErrOut
-	return nil
+	o.platform, err = f.Platform()
+	return err
 }
 
 // Run submits the job (or prints it, for a dry run) and with --wait waits
 // for it.
 func (o *Options) Run(ctx context.Context) error {
-	res, err := o.Submission.Run(ctx)
+	res, err := o.platform.Submit(ctx, &o.Submission)
 	if err != nil {
 		return err
 	}
@@ -310,42 +309,17 @@ func (o *Options) Run(ctx context.Context) error {
 	return o.waitFor(ctx, res)
 }
 
-// served asks the API server's discovery whether it serves gvr.
-func (o *Options) served(ctx context.Context, gvr schema.GroupVersionResource) (bool, error) {
-	kube, err := o.Factory.KubeClient()
-	if err != nil {
-		return false, err
-	}
-	resources, err := kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("asking the cluster whether it serves %s: %w", gvr.GroupResource(), err)
-	}
-	for _, r := range resources.APIResources {
-		if r.Name == gvr.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
 // waitFor waits for a submitted job to finish: a document output (-o json)
 // prints its final get document instead of the submitted object; the error
 // is the job's result.
-func (o *Options) waitFor(ctx context.Context, res *submit.Result) error {
+func (o *Options) waitFor(ctx context.Context, res *platform.Submitted) error {
 	document := o.Print.Document()
 	if document == nil {
 		if err := o.print(res, printers.FormatDefault); err != nil {
 			return err
 		}
 	}
-	client, err := o.Factory.JobsClient()
-	if err != nil {
-		return err
-	}
-	w := cmdutil.Wait{IO: o.IO, Now: o.Factory.Now, Client: client, Kind: res.Kind, Object: res.Object,
+	w := cmdutil.Wait{IO: o.IO, Platform: o.platform, Job: res.Job,
 		For: waiter.Finished, Timeout: o.Timeout, Document: document}
 	if o.Logs {
 		logOut := o.IO.Out
@@ -353,7 +327,7 @@ func (o *Options) waitFor(ctx context.Context, res *submit.Result) error {
 			// stdout stays one document.
 			logOut = o.IO.ErrOut
 		}
-		w.Then = o.followLogs(ctx, client, res, logOut)
+		w.Then = o.followLogs(ctx, res.Job, logOut)
 	}
 	return w.Run(ctx)
 }
@@ -367,16 +341,12 @@ var LogDrainTimeout = 30 * time.Second
 // ended, the streams are given LogDrainTimeout to print their last lines;
 // after a timeout or an interrupt they are cut at once. A log error does not
 // change the result, which is the job's: it is reported on stderr.
-func (o *Options) followLogs(ctx context.Context, client *jobclient.Client, res *submit.Result, out io.Writer) func(error) {
+func (o *Options) followLogs(ctx context.Context, job *platform.Job, out io.Writer) func(error) {
 	io := o.IO
 	logCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() {
-		done <- logs.Run(logCtx, logs.Config{
-			Kind: res.Kind, Job: res.Object, Kube: client.Kube, Dynamic: client.Dynamic,
-			Follow: true, Tail: -1, MaxLogRequests: logs.DefaultMaxLogRequests,
-			Colour: io.ColorEnabled() && out == io.Out, Out: out, ErrOut: io.ErrOut,
-		})
+		done <- o.platform.Logs(logCtx, job, platform.LogOptions{Out: out, ErrOut: io.ErrOut, Colour: io.ColorEnabled() && out == io.Out})
 	}()
 	return func(waitErr error) {
 		defer cancel()
@@ -403,25 +373,24 @@ func (o *Options) followLogs(ctx context.Context, client *jobclient.Client, res 
 
 // print writes the job as -o asks (name, json, yaml), else as byDefault:
 // a line saying what was submitted, or yaml for a dry run.
-func (o *Options) print(res *submit.Result, byDefault printers.Format) error {
+func (o *Options) print(res *platform.Submitted, byDefault printers.Format) error {
 	out := o.IO.Out
-	obj := res.Object.DeepCopy()
-	obj.SetManagedFields(nil) // the API server's bookkeeping, as kubectl hides it
 	format := o.Print.Format()
 	if format == printers.FormatDefault {
 		format = byDefault
 	}
-	name := res.Kind.Name() + "/" + obj.GetName()
 	switch format {
 	case printers.FormatName:
-		_, err := fmt.Fprintln(out, name)
+		_, err := fmt.Fprintln(out, res.Name)
 		return err
 	case printers.FormatJSON:
-		return printers.JSON(out, obj.Object)
+		return printers.JSON(out, res.Shown)
 	case printers.FormatYAML:
-		return printers.YAML(out, obj.Object)
+		return printers.YAML(out, res.Shown)
 	}
-	fmt.Fprintf(out, "%s submitted to namespace %s\n", name, obj.GetNamespace())
-	fmt.Fprintf(o.IO.ErrOut, "See it with: %s get %s -n %s\n", o.Factory.ExecutableName, name, obj.GetNamespace())
+	fmt.Fprintln(out, res.Line)
+	if res.Job != nil {
+		fmt.Fprintf(o.IO.ErrOut, "See it with: %s get %s\n", o.Factory.ExecutableName, o.platform.JobArgs(res.Job))
+	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
@@ -91,7 +92,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "suspended %s\n", t)
 	if o.Wait {
-		return (&cmdutil.Wait{IO: o.IO, Now: o.Factory.Now, Client: o.Client, Kind: t.Kind, Object: t.Object, For: waiter.Suspended, Timeout: o.Timeout}).Run(ctx)
+		return cmdutil.WaitFor(ctx, o.Factory, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Suspended, o.Timeout)
 	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being deleted. Resume it with: %s resume %s\n", o.Factory.ExecutableName, t)

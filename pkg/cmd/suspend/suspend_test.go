@@ -15,6 +15,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
@@ -40,7 +41,7 @@ func TestNewCmdSuspend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 			var got *Options
 			if err := execute(f, func(o *Options) error { got = o; return nil }, strings.Fields(tt.args)...); err != nil {
 				t.Fatal(err)
@@ -61,7 +62,7 @@ func TestNewCmdSuspendBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+			f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 			err := execute(f, func(*Options) error { t.Error("runF called"); return nil }, strings.Fields(tt.args)...)
 			if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("error %v (exit %d), want exit 2 with %q", err, exit.Code(err), tt.err)
@@ -145,7 +146,7 @@ func TestSuspendRun(t *testing.T) {
 				tt.vcPhase = "Running"
 			}
 			dyn := jobclienttest.Dynamic(fixtures(tt.vcPhase)...)
-			f, stdout, stderr := jobclienttest.Factory(t, tt.tty, dyn, nil)
+			f, stdout, stderr := cmdutiltest.Factory(t, tt.tty, dyn, nil)
 			err := execute(f, nil, strings.Fields(tt.args)...)
 			if exit.Code(err) != tt.code || (err != nil && err.Error() != tt.err) {
 				t.Errorf("error %v (exit %d), want exit %d %q", err, exit.Code(err), tt.code, tt.err)
@@ -165,7 +166,7 @@ func TestSuspendOfAJobDeletedMeanwhileIsNotFound(t *testing.T) {
 	dyn.PrependReactor("patch", "tfjobs", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "kubeflow.org", Resource: "tfjobs"}, "mnist")
 	})
-	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
+	f, stdout, _ := cmdutiltest.Factory(t, false, dyn, nil)
 	err := execute(f, nil, "mnist")
 	if exit.Code(err) != exit.NotFound || err.Error() != "job tf/mnist not found in namespace team-a" {
 		t.Errorf("error %v (exit %d)", err, exit.Code(err))
@@ -180,7 +181,7 @@ type plainKind struct{ kinds.Kind }
 
 func TestSuspendOfAKindThatCannotBeSuspended(t *testing.T) {
 	dyn := jobclienttest.Dynamic(fixtures("Running")...)
-	f, stdout, _ := jobclienttest.Factory(t, false, dyn, nil)
+	f, stdout, _ := cmdutiltest.Factory(t, false, dyn, nil)
 	f.Kinds = kinds.NewRegistry(plainKind{tfjob.New()})
 	f.JobsClient = func() (*jobclient.Client, error) {
 		return &jobclient.Client{Dynamic: dyn, Kinds: f.Kinds, GPUResource: config.DefaultGPUResource}, nil
@@ -195,7 +196,7 @@ func TestSuspendOfAKindThatCannotBeSuspended(t *testing.T) {
 }
 
 func TestSuspendWaitFlags(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, nil, nil)
+	f, _, _ := cmdutiltest.Factory(t, false, nil, nil)
 	var got *Options
 	if err := execute(f, func(o *Options) error { got = o; return nil }, "mnist", "--wait", "--timeout", "90s"); err != nil {
 		t.Fatal(err)

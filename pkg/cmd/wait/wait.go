@@ -86,16 +86,16 @@ func (o *Options) Validate() error {
 	return o.ParseJob(o.Factory.Kinds)
 }
 
-// Complete resolves the namespace and the clients.
-func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
+// Complete resolves the platform.
+func (o *Options) Complete() error { return o.CompletePlatform(o.Factory) }
 
 // Run finds the job and waits for it.
 func (o *Options) Run(ctx context.Context) error {
-	k, obj, err := o.Client.Find(ctx, o.Namespace, o.Ref)
+	job, err := o.Platform.Find(ctx, o.Ref)
 	if err != nil {
 		return err
 	}
-	w := cmdutil.Wait{IO: o.IO, Now: o.Factory.Now, Client: o.Client, Kind: k, Object: obj,
+	w := cmdutil.Wait{IO: o.IO, Platform: o.Platform, Job: job,
 		For: o.For, Timeout: o.Timeout, Document: o.Print.Document()}
 	return w.Run(ctx)
 }

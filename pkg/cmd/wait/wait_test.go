@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/wait"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -22,7 +23,7 @@ func run(cmd *cobra.Command, args ...string) error {
 }
 
 func TestFlagsMakeOptions(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
 	var got *wait.Options
 	cmd := wait.NewCmdWait(f, func(o *wait.Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "--for", "running", "--timeout", "10m", "-o", "json"); err != nil {
@@ -50,7 +51,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 // The fixtures' tf/old has succeeded and team-b's bert has failed: the wait
 // ends at once without a watch.
 func TestWaitForAFinishedJob(t *testing.T) {
-	f, stdout, stderr := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+	f, stdout, stderr := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := run(wait.NewCmdWait(f, nil), "old"); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestWaitForAFinishedJob(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
 
-	f, stdout, _ = jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+	f, stdout, _ = cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	f.Namespace = func() (string, bool, error) { return "team-b", true, nil }
 	err := run(wait.NewCmdWait(f, nil), "bert", "-o", "json")
 	if exit.Code(err) != exit.JobFailed || !strings.HasPrefix(err.Error(), "tf/bert Failed after 0s") {
@@ -77,7 +78,7 @@ func TestWaitForAFinishedJob(t *testing.T) {
 }
 
 func TestWaitForAMissingJob(t *testing.T) {
-	f, _, _ := jobclienttest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
+	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(jobclienttest.Fixtures()...), nil)
 	if err := run(wait.NewCmdWait(f, nil), "nope"); exit.Code(err) != exit.NotFound {
 		t.Fatalf("err %v, want not found", err)
 	}

@@ -5,15 +5,11 @@
 package jobclienttest
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
@@ -25,24 +21,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 
-	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/config"
-	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
-	kubepkg "github.com/easyai-dev/easyai/pkg/kube"
-	"github.com/easyai-dev/easyai/pkg/prompter"
 )
 
 // Now is the tests' frozen clock: an hour after T0.
@@ -282,56 +267,6 @@ func Actions(actions []clienttesting.Action) []string {
 		out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
 	}
 	return out
-}
-
-// Confirm is a prompter that answers every question with Answer and records it.
-type Confirm struct {
-	Answer    bool
-	Questions []string
-}
-
-func (c *Confirm) Input(message, help, defaultValue string) (string, error) {
-	c.Questions = append(c.Questions, message)
-	return defaultValue, nil
-}
-
-func (c *Confirm) Confirm(message string, defaultValue bool) (bool, error) {
-	c.Questions = append(c.Questions, message)
-	return c.Answer, nil
-}
-
-var _ prompter.Prompter = (*Confirm)(nil)
-
-// Factory is a factory on test streams (terminals or not) with the fake
-// clients, namespace "team-a" and the frozen clock.
-func Factory(t testing.TB, tty bool, dyn dynamic.Interface, kube kubernetes.Interface) (f *cmdutil.Factory, stdout, stderr *bytes.Buffer) {
-	t.Helper()
-	io, _, stdout, stderr := iostreams.Test()
-	io.SetTTY(tty)
-	if kube == nil {
-		kube = kubefake.NewClientset()
-	}
-	f = &cmdutil.Factory{
-		IOStreams:      io,
-		Prompter:       &Confirm{},
-		Kinds:          Registry(),
-		Now:            func() time.Time { return Now },
-		ExecutableName: "easyai",
-		Config: func() (*config.Config, error) {
-			return &config.Config{GPUResource: config.DefaultGPUResource}, nil
-		},
-		KubeClient:    func() (kubernetes.Interface, error) { return kube, nil },
-		DynamicClient: func() (dynamic.Interface, error) { return dyn, nil },
-		Namespace:     func() (string, bool, error) { return "team-a", false, nil },
-		JobsClient: func() (*jobclient.Client, error) {
-			return &jobclient.Client{Dynamic: dyn, Kube: kube, Kinds: Registry(), GPUResource: config.DefaultGPUResource}, nil
-		},
-		KubeconfigUser: func() (string, error) { return "", errors.New("no kubeconfig in tests") },
-	}
-	f.User = func(ctx context.Context) (string, error) {
-		return kubepkg.WhoAmI(ctx, kube, clientcmd.NewDefaultClientConfig(clientcmdapi.Config{}, nil), "")
-	}
-	return f, stdout, stderr
 }
 
 // Refuse makes the fake client answer verb ("list", "get", or "*") on

@@ -69,9 +69,9 @@ func (k Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summ
 	if a := j.Status.Aggregate; a != nil {
 		s.Workers.Ready = a.Running
 	}
-	s.GPUs = jobmodel.GPUs(j.Spec.Launcher.Resources, gpu)
+	s.GPUs = float64(jobmodel.GPUs(j.Spec.Launcher.Resources, gpu))
 	for _, c := range j.Spec.Worker.Template.Spec.Containers {
-		s.GPUs += int64(j.Spec.Worker.Replicas) * jobmodel.GPUs(c.Resources, gpu)
+		s.GPUs += float64(int64(j.Spec.Worker.Replicas) * jobmodel.GPUs(c.Resources, gpu))
 	}
 	for _, c := range j.Status.Conditions {
 		if c.Type == "Running" && c.Status == string(corev1.ConditionTrue) && c.LastTransitionTime != nil {

@@ -172,7 +172,7 @@ func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summ
 		}
 		s.Workers.Total += n
 		for _, c := range spec.Template.Spec.Containers {
-			s.GPUs += int64(n) * jobmodel.GPUs(c.Resources, gpu)
+			s.GPUs += float64(int64(n) * jobmodel.GPUs(c.Resources, gpu))
 		}
 		if rs := replicaStatus(j.Status.ReplicaStatuses, role); rs != nil {
 			s.Workers.Ready += rs.Active

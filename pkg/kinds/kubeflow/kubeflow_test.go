@@ -225,7 +225,7 @@ func TestSummarizeExternalJobAndLowercaseRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Workers != (jobmodel.ReplicaCount{Ready: 3, Total: 4}) || s.GPUs != 4 {
-		t.Errorf("workers %+v GPUs %d, want 3/4 and 4", s.Workers, s.GPUs)
+		t.Errorf("workers %+v GPUs %v, want 3/4 and 4", s.Workers, s.GPUs)
 	}
 	if s.ByEasyAI() || s.User != "" || s.ManagedBy != "" {
 		t.Errorf("external job read as %+v", s)

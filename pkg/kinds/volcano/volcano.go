@@ -354,7 +354,7 @@ func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summar
 	for _, t := range j.Spec.Tasks {
 		s.Workers.Total += t.Replicas
 		for _, c := range t.Template.Spec.Containers {
-			s.GPUs += int64(t.Replicas) * jobmodel.GPUs(c.Resources, gpu)
+			s.GPUs += float64(int64(t.Replicas) * jobmodel.GPUs(c.Resources, gpu))
 		}
 	}
 	s.Workers.Ready = j.Status.Running

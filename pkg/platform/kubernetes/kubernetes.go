@@ -1,0 +1,342 @@
+// Package kubernetes is the Kubernetes platform: jobs are objects of the
+// kinds easyai knows, in a namespace of the kubeconfig's cluster, reached
+// through the jobs client and the engines (submit, waiter, logs).
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/logs"
+	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/submit"
+	"github.com/easyai-dev/easyai/pkg/waiter"
+)
+
+// Platform is a Kubernetes cluster; its fields are the factory's lazy
+// clients, so that nothing reaches the cluster before it is asked to.
+type Platform struct {
+	Kinds *kinds.Registry
+	// Namespace is -n, else the context's namespace; explicit: -n was given.
+	Namespace      func() (ns string, explicit bool, err error)
+	Jobs           func() (*jobclient.Client, error)
+	Kube           func() (kubernetes.Interface, error)
+	Dynamic        func() (dynamic.Interface, error)
+	User           func(ctx context.Context) (string, error)
+	KubeconfigUser func() (string, error)
+	// GPUResource is the extended resource GPUs are counted as (top node).
+	GPUResource string
+	// Notes receives warnings (stderr).
+	Notes io.Writer
+	Now   func() time.Time
+}
+
+var _ platform.Platform = (*Platform)(nil)
+
+// handle is a job's state on Kubernetes: its kind and the object as last
+// read (nil for a listed job).
+type handle struct {
+	kind kinds.Kind
+	obj  *unstructured.Unstructured
+}
+
+// JobOf is the platform's job of an object of kind k, as read by a command
+// that works on Kubernetes only (suspend and resume wait through it).
+func (p *Platform) JobOf(k kinds.Kind, obj *unstructured.Unstructured) (*platform.Job, error) {
+	client, err := p.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	s, err := k.Summarize(obj, client.GPUResource)
+	if err != nil {
+		return nil, err
+	}
+	return &platform.Job{
+		Item:   jobclient.ItemOf(jobclient.Job{Kind: k, Summary: s}, p.Now()),
+		Raw:    obj.Object,
+		Handle: &handle{kind: k, obj: obj},
+	}, nil
+}
+
+// read reads the object of a listed job.
+func (h *handle) read(ctx context.Context, client *jobclient.Client, job *platform.Job) error {
+	if h.obj != nil {
+		return nil
+	}
+	k, obj, err := client.Find(ctx, job.Item.Namespace, jobclient.Ref{Kind: h.kind, Name: job.Item.Name})
+	if err != nil {
+		return err
+	}
+	h.kind, h.obj = k, obj
+	return nil
+}
+
+func handleOf(job *platform.Job) (*handle, error) {
+	h, ok := job.Handle.(*handle)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a Kubernetes job", job)
+	}
+	return h, nil
+}
+
+// namespace is the namespace commands act in.
+func (p *Platform) namespace() string {
+	ns, _, err := p.Namespace()
+	if err != nil {
+		return "?"
+	}
+	return ns
+}
+
+// Where is "namespace NS".
+func (p *Platform) Where() string { return "namespace " + p.namespace() }
+
+// JobArgs is "KIND/NAME -n NS".
+func (p *Platform) JobArgs(job *platform.Job) string {
+	return job.String() + " -n " + job.Item.Namespace
+}
+
+// Submit creates the job in the namespace, as the user the API server
+// knows (the kubeconfig's user for a client dry run).
+func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.Submitted, error) {
+	for _, flag := range submit.PlatformOnlyFlags {
+		if s.Flags.Changed != nil && s.Flags.Changed(flag) {
+			return nil, exit.UsageErrorf("--%s is a flag of timaker clusters (--cluster NAME): Kubernetes jobs do not take it", flag)
+		}
+	}
+	ns, _, err := p.Namespace()
+	if err != nil {
+		return nil, err
+	}
+	s.Namespace = ns
+	s.User, s.ClientUser = p.User, p.KubeconfigUser
+	s.Served, s.Dynamic = p.served, p.Dynamic
+	res, err := s.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	obj := res.Object.DeepCopy()
+	obj.SetManagedFields(nil) // the API server's bookkeeping, as kubectl hides it
+	out := &platform.Submitted{
+		Shown: obj.Object,
+		Name:  res.Kind.Name() + "/" + obj.GetName(),
+		Line:  fmt.Sprintf("%s/%s submitted to namespace %s", res.Kind.Name(), obj.GetName(), obj.GetNamespace()),
+	}
+	if s.DryRun == submit.DryRunNone {
+		if out.Job, err = p.JobOf(res.Kind, res.Object); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// served asks the API server's discovery whether it serves gvr (a kind's
+// backend choice).
+func (p *Platform) served(ctx context.Context, gvr schema.GroupVersionResource) (bool, error) {
+	kc, err := p.Kube()
+	if err != nil {
+		return false, err
+	}
+	resources, err := kc.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("asking the cluster whether it serves %s: %w", gvr.GroupResource(), err)
+	}
+	for _, r := range resources.APIResources {
+		if r.Name == gvr.Resource {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Find finds the job in the namespace (every kind when ref names none).
+func (p *Platform) Find(ctx context.Context, ref jobclient.Ref) (*platform.Job, error) {
+	ns, _, err := p.Namespace()
+	if err != nil {
+		return nil, err
+	}
+	client, err := p.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	k, obj, err := client.Find(ctx, ns, ref)
+	if err != nil {
+		return nil, err
+	}
+	return p.JobOf(k, obj)
+}
+
+// Describe reads the job's replicas (its pods) and warning events.
+func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobclient.Document, error) {
+	h, err := handleOf(job)
+	if err != nil {
+		return nil, err
+	}
+	client, err := p.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	d, err := client.Describe(ctx, h.kind, h.obj)
+	if err != nil {
+		return nil, err
+	}
+	if d.RequestErr != nil {
+		fmt.Fprintf(p.Notes, "Warning: %s/%s: %v: its image and command are read from its pod templates\n", d.Kind.Name(), d.Object.GetName(), d.RequestErr)
+	}
+	doc := jobclient.DocumentOf(d, p.Now())
+	return &doc, nil
+}
+
+// List lists the jobs of the namespace (or all, -A): one request per kind.
+// A kind the user may not list is a warning and skipped; one the cluster
+// does not serve is skipped quietly unless asked for with --kind.
+func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*platform.Job, error) {
+	lo := jobclient.ListOptions{
+		Kinds: opts.Kinds, LabelSelector: opts.Selector, Experiment: opts.Experiment,
+		States: opts.States, User: opts.User, ManagedOnly: opts.ManagedOnly,
+	}
+	where := "across namespaces"
+	if !opts.AllNamespaces {
+		ns, _, err := p.Namespace()
+		if err != nil {
+			return nil, err
+		}
+		lo.Namespace, where = ns, "in "+ns
+	}
+	client, err := p.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Mine {
+		if lo.User, err = p.User(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := client.List(ctx, lo)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.reportNotInstalled(res.NotInstalled, opts.KindsAsked); err != nil {
+		return nil, err
+	}
+	for _, k := range res.Refused {
+		fmt.Fprintf(p.Notes, "Warning: cannot list %s %s: forbidden\n", k.Resource().Resource, where)
+	}
+	now := p.Now()
+	out := make([]*platform.Job, len(res.Jobs))
+	for i, j := range res.Jobs {
+		out[i] = &platform.Job{Item: jobclient.ItemOf(j, now), Handle: &handle{kind: j.Kind}}
+	}
+	return out, nil
+}
+
+// reportNotInstalled says which kinds the cluster does not serve: a warning
+// for each kind asked for with --kind; without --kind, clusters commonly
+// serve only some kinds, so those are skipped quietly (said with -v 1),
+// unless the cluster serves none of them.
+func (p *Platform) reportNotInstalled(missing []kinds.Kind, asked bool) error {
+	if !asked && len(missing) > 0 && len(missing) == len(p.Kinds.All()) {
+		names := make([]string, len(missing))
+		for i, k := range missing {
+			names[i] = k.GroupVersionKind().Kind
+		}
+		return exit.WithHint(fmt.Errorf("this cluster serves none of the job kinds easyai knows (%s)", strings.Join(names, ", ")),
+			"install the Kubeflow training-operator or Volcano, or check --context")
+	}
+	for _, k := range missing {
+		err := kube.NotInstalledError(k)
+		if asked {
+			fmt.Fprintf(p.Notes, "Warning: %v, skipped (%s)\n", err, exit.Hint(err))
+		} else {
+			klog.V(1).Infof("%v, skipped", err)
+		}
+	}
+	return nil
+}
+
+// Delete deletes the job; its pods follow through the garbage collector.
+func (p *Platform) Delete(ctx context.Context, job *platform.Job) error {
+	h, err := handleOf(job)
+	if err != nil {
+		return err
+	}
+	client, err := p.Jobs()
+	if err != nil {
+		return err
+	}
+	return client.Delete(ctx, h.kind, job.Item.Namespace, job.Item.Name)
+}
+
+// Wait watches the job until it reaches the condition.
+func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.WaitRequest) (*platform.Waited, error) {
+	h, err := handleOf(job)
+	if err != nil {
+		return nil, err
+	}
+	client, err := p.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.read(ctx, client, job); err != nil {
+		return nil, err
+	}
+	res, err := waiter.Wait(ctx, waiter.Request{
+		Dynamic: client.Dynamic, Kind: h.kind, GPUResource: client.GPUResource,
+		Object: h.obj, For: req.For, Timeout: req.Timeout, Now: p.Now,
+	})
+	if res == nil {
+		return nil, err
+	}
+	waited := &platform.Waited{Line: res.Line(h.kind)}
+	if !req.Document || exit.Code(err) == exit.Interrupted {
+		return waited, err
+	}
+	// A fresh context: the wait's may have run out, the document is still due.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	final, ferr := p.JobOf(h.kind, res.Object)
+	if ferr == nil {
+		waited.Document, ferr = p.Describe(dctx, final)
+	}
+	if err == nil {
+		err = ferr
+	}
+	return waited, err
+}
+
+// Logs follows the logs of every replica of the job until it ends.
+func (p *Platform) Logs(ctx context.Context, job *platform.Job, opts platform.LogOptions) error {
+	h, err := handleOf(job)
+	if err != nil {
+		return err
+	}
+	client, err := p.Jobs()
+	if err != nil {
+		return err
+	}
+	if err := h.read(ctx, client, job); err != nil {
+		return err
+	}
+	return logs.Run(ctx, logs.Config{
+		Kind: h.kind, Job: h.obj, Kube: client.Kube, Dynamic: client.Dynamic,
+		Follow: true, Tail: -1, MaxLogRequests: logs.DefaultMaxLogRequests,
+		Colour: opts.Colour, Out: opts.Out, ErrOut: opts.ErrOut,
+	})
+}

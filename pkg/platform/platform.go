@@ -1,0 +1,166 @@
+// Package platform is the seam between the commands and where jobs run: a
+// Kubernetes cluster (a kubeconfig context; package kubernetes) or a
+// timaker cluster (a cluster of the configuration; package timaker).
+// submit, get, list, wait, delete and top talk to a Platform and never ask
+// which one it is.
+//
+// A platform is not a kind's backend: the backend that serves a kind on
+// Kubernetes (ColossalAI on T9k or on Volcano) is chosen inside the kind.
+package platform
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/submit"
+	"github.com/easyai-dev/easyai/pkg/waiter"
+)
+
+// Platform is where jobs run.
+type Platform interface {
+	// Where says where the jobs are, for messages: "namespace team-a",
+	// "timaker cluster prod".
+	Where() string
+	// JobArgs is how a command names job on this platform, after the
+	// command: "tf/mnist -n team-a", "mnist --cluster prod".
+	JobArgs(job *Job) string
+
+	// Submit renders the submission and creates the job, or for a dry
+	// run shows what it would send.
+	Submit(ctx context.Context, s *submit.Submission) (*Submitted, error)
+	// Find finds one job, cheaply: its summary, not its replicas.
+	Find(ctx context.Context, ref jobclient.Ref) (*Job, error)
+	// Describe is get's document of a job Find or List returned.
+	Describe(ctx context.Context, job *Job) (*jobclient.Document, error)
+	// List lists jobs, newest first.
+	List(ctx context.Context, opts ListOptions) ([]*Job, error)
+	// Delete stops a job for good and removes it.
+	Delete(ctx context.Context, job *Job) error
+	// Wait waits until the job reaches the condition; its error carries
+	// the exit code (4 failed, 5 timed out, 3 gone).
+	Wait(ctx context.Context, job *Job, req WaitRequest) (*Waited, error)
+	// Logs streams the logs of every replica of the job until it ends.
+	Logs(ctx context.Context, job *Job, opts LogOptions) error
+	// Resources is the capacity of the platform and what is free (top node).
+	Resources(ctx context.Context, opts ResourceOptions) (*Resources, error)
+}
+
+// Job is one job a platform found, listed or created.
+type Job struct {
+	// Item is the job as list's document shows it.
+	Item jobclient.Item
+	// Raw is the job as the platform holds it (get --raw): the object on
+	// Kubernetes, the service's description on timaker.
+	Raw map[string]any
+	// Handle is the platform's own state of the job.
+	Handle any
+}
+
+// String is KIND/NAME.
+func (j *Job) String() string { return j.Item.KindName + "/" + j.Item.Name }
+
+// Submitted is what Submit made.
+type Submitted struct {
+	// Job is the job created; nil for a dry run.
+	Job *Job
+	// Shown is what -o json|yaml prints of the submission (the object
+	// created, or for a dry run what would be sent).
+	Shown map[string]any
+	// Name is KIND/NAME of the job.
+	Name string
+	// Line is the sentence said on stdout: "tf/mnist submitted to namespace team-a".
+	Line string
+}
+
+// ListOptions select the jobs List returns.
+type ListOptions struct {
+	AllNamespaces bool
+	// Kinds: only these (none: every kind).
+	Kinds  []kinds.Kind
+	States []jobmodel.State
+	// KindsAsked is whether the user named kinds (--kind): a kind the
+	// platform cannot list is then a warning, not a quiet skip.
+	KindsAsked bool
+	Experiment string
+	User       string
+	// Mine: only the jobs of the user the platform knows the caller as.
+	Mine     bool
+	Selector string
+	// ManagedOnly: only jobs easyai submitted (delete --all).
+	ManagedOnly bool
+}
+
+// WaitRequest is what Wait waits for.
+type WaitRequest struct {
+	For     waiter.Condition
+	Timeout time.Duration
+	// Document asks for the job's document once the wait ended.
+	Document bool
+}
+
+// Waited is how a wait ended (also when its error is not nil).
+type Waited struct {
+	// Line says the final state on stderr ("tf/mnist succeeded after 3m").
+	Line string
+	// Document is the job's document when asked for (nil when it could
+	// not be read).
+	Document *jobclient.Document
+}
+
+// LogOptions are how Logs streams.
+type LogOptions struct {
+	Out, ErrOut io.Writer
+	Colour      bool
+}
+
+// ResourceOptions select what Resources reports.
+type ResourceOptions struct {
+	// Selector is a label selector of nodes (Kubernetes).
+	Selector string
+}
+
+// Resources is a platform's capacity: one row per node or pool, and their total.
+type Resources struct {
+	// What names the rows: "NODE", "POOL".
+	What  string
+	Rows  []ResourceRow
+	Total ResourceRow
+}
+
+// ResourceRow is the capacity and use of one node or pool.
+type ResourceRow struct {
+	Name string `json:"name"`
+	// GPUType is the model of the GPUs counted ("" when unknown).
+	GPUType string `json:"gpuType,omitempty"`
+	// GPUs in whole GPUs (timaker counts hundredths); CPU in cores;
+	// Memory in bytes.
+	GPUs   Amount `json:"gpus"`
+	CPU    Amount `json:"cpu"`
+	Memory Amount `json:"memory"`
+	// Pods running on the node (Kubernetes), -1 when not known.
+	Pods int `json:"pods"`
+}
+
+// Amount is a capacity and how much of it is allocated.
+type Amount struct {
+	Capacity  float64 `json:"capacity"`
+	Allocated float64 `json:"allocated"`
+}
+
+// Free is what is not allocated.
+func (a Amount) Free() float64 { return a.Capacity - a.Allocated }
+
+// Add adds b to a.
+func (a *Amount) Add(b Amount) {
+	a.Capacity += b.Capacity
+	a.Allocated += b.Allocated
+}
+
+// ErrUnsupported is what a platform cannot do; the error wrapping it says
+// what and where the documentation is.
+var ErrUnsupported = errors.New("not supported on this platform")
