@@ -56,10 +56,6 @@ type Flags struct {
 	Elastic bool
 	FS      string
 
-	// FractionalGPUs lets --gpus be a fraction (0.5): set by a platform
-	// that shares GPUs. Kubernetes requests whole GPUs.
-	FractionalGPUs bool
-
 	Changed func(flag string) bool
 }
 
@@ -390,8 +386,8 @@ func toAny(ss []string) []any {
 	return out
 }
 
-// gpus checks --gpus: a whole number, or on a platform that shares GPUs a
-// multiple of 0.01.
+// gpus checks --gpus: a whole number (a platform that shares GPUs reads
+// a fraction itself, before).
 func (f *Flags) gpus() (any, error) {
 	g := f.GPUs
 	text := strconv.FormatFloat(g, 'f', -1, 64)
@@ -400,12 +396,8 @@ func (f *Flags) gpus() (any, error) {
 		return nil, exit.UsageErrorf("--gpus %s: must be 0 or more", text)
 	case g > math.MaxInt32:
 		return nil, exit.UsageErrorf("--gpus %s: must be at most %d", text, math.MaxInt32)
-	case g == math.Trunc(g):
-		return int(g), nil
-	case !f.FractionalGPUs:
+	case g != math.Trunc(g):
 		return nil, exit.UsageErrorf("--gpus %s: Kubernetes jobs ask for whole GPUs (fractions are for timaker clusters, --cluster)", text)
-	case math.Abs(g*100-math.Round(g*100)) > 1e-9:
-		return nil, exit.UsageErrorf("--gpus %s: timaker counts GPUs in hundredths (e.g. 0.5 or 0.25)", text)
 	}
-	return g, nil
+	return int(g), nil
 }

@@ -49,7 +49,17 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 	s.DryRun = submit.DryRunClient
 	defer func() { s.DryRun = dryRun }()
 	s.Namespace = "default"
-	s.Flags.FractionalGPUs = true
+	// A fraction of a GPU (--gpus 0.5) is rendered as one, to mark the
+	// roles that have GPUs, and sent as the fraction.
+	fraction, err := gpuFraction(s.Flags)
+	if err != nil {
+		return nil, err
+	}
+	if fraction > 0 {
+		whole := s.Flags.GPUs
+		s.Flags.GPUs = math.Ceil(whole)
+		defer func() { s.Flags.GPUs = whole }()
+	}
 	uin := p.Cluster.Uin
 	s.User = func(context.Context) (string, error) { return uin, nil }
 	s.ClientUser = func() (string, error) { return uin, nil }
@@ -60,6 +70,10 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 	req, rec, err := p.createRequest(s, res.Kind, res.Object)
 	if err != nil {
 		return nil, err
+	}
+	if fraction > 0 && req.ResourceConfig.GpuNum > 0 {
+		req.ResourceConfig.GpuNum = fraction
+		rec.GPUs = float64(fraction) / 100 * float64(rec.Instances)
 	}
 	name := res.Kind.Name() + "/" + rec.Name
 	if dryRun != submit.DryRunNone {
@@ -85,6 +99,20 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 	}
 	return &platform.Submitted{Job: job, Shown: shown, Name: name,
 		Line: fmt.Sprintf("%s submitted to %s as %s", name, p.Where(), id)}, nil
+}
+
+// gpuFraction is --gpus in hundredths when it is a fraction (0 when it is
+// whole or not given).
+func gpuFraction(f submit.Flags) (int32, error) {
+	g := f.GPUs
+	if f.Changed == nil || !f.Changed("gpus") || g == math.Trunc(g) || g < 0 || g > math.MaxInt32/100 {
+		return 0, nil
+	}
+	hundredths := math.Round(g * 100)
+	if math.Abs(g*100-hundredths) > 1e-9 {
+		return 0, exit.UsageErrorf("--gpus %v: timaker counts GPUs in hundredths (e.g. 0.5 or 0.25)", g)
+	}
+	return int32(hundredths), nil
 }
 
 // shownRequest is the signed request of a dry run, its Authorization
@@ -142,8 +170,8 @@ func (p *Platform) createRequest(s *submit.Submission, k kinds.Kind, obj *unstru
 			for i, r := range roles {
 				names[i] = r.name
 			}
-			return nil, Record{}, exit.UsageErrorf("timaker runs one role (copies of one container): the %s job's roles %s differ in %s (between %s and %s)",
-				k.Name(), strings.Join(names, " and "), differs, first.name, r.name)
+			return nil, Record{}, exit.UsageErrorf("the %s job's roles %s differ in %s, and timaker runs one role (copies of one container): give every role the same, or submit it to Kubernetes",
+				k.Name(), strings.Join(names, " and "), differs)
 		}
 		instances += r.replicas
 	}
