@@ -309,7 +309,14 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 			out = append(out, j)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Item.Created.After(out[j].Item.Created) })
+	// Newest first; timaker's times are to the second, the index's finer.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Item.Created, out[j].Item.Created
+		if !a.Equal(b) {
+			return a.After(b)
+		}
+		return out[i].Handle.(*handle).record.Submitted.After(out[j].Handle.(*handle).record.Submitted)
+	})
 	return out, nil
 }
 
