@@ -373,4 +373,3 @@ func shellJoin(args []string) string {
 	}
 	return strings.Join(quoted, " ")
 }
-
