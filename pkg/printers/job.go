@@ -3,6 +3,7 @@ package printers
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -31,3 +32,16 @@ func JobDuration(s *jobmodel.Summary, now time.Time) string {
 
 // GPUs prints a number of GPUs: 2, or 0.5 on a platform that shares them.
 func GPUs(n float64) string { return strconv.FormatFloat(math.Round(n*100)/100, 'f', -1, 64) }
+
+// ShellJoin prints a command as sh would read it back: arguments with
+// spaces or shell characters in single quotes.
+func ShellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		quoted[i] = a
+	}
+	return strings.Join(quoted, " ")
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -154,7 +153,7 @@ func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 	}
 	field("Duration", printers.JobDuration(s, now))
 	field("Image", d.Image)
-	field("Command", shellJoin(d.Command))
+	field("Command", printers.ShellJoin(d.Command))
 	field("Workers", fmt.Sprintf("%d/%d running", s.Workers.Ready, s.Workers.Total))
 	field("GPUs", printers.GPUs(s.GPUs))
 
@@ -208,16 +207,4 @@ func (o *Options) printEvents(w io.Writer, events []jobclient.Event, now time.Ti
 // when prints a time in the local zone and how long ago it was.
 func when(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s ago)", t.Local().Format("2006-01-02 15:04:05 MST"), printers.HumanDuration(now.Sub(t)))
-}
-
-// shellJoin prints a command as a shell would read it back.
-func shellJoin(args []string) string {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		quoted[i] = a
-	}
-	return strings.Join(quoted, " ")
 }

@@ -308,13 +308,6 @@ func TestGetKindNotInstalled(t *testing.T) {
 	}
 }
 
-func TestShellJoin(t *testing.T) {
-	got := shellJoin([]string{"python", "train.py", "--name", "a b", "it's", ""})
-	if want := `python train.py --name 'a b' 'it'\''s' ''`; got != want {
-		t.Errorf("shellJoin = %s, want %s", got, want)
-	}
-}
-
 func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
 	var events []runtime.Object
 	for i := range MaxEvents + 2 {

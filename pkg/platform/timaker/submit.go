@@ -19,6 +19,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/timaker"
 )
@@ -176,9 +177,9 @@ func (p *Platform) createRequest(s *submit.Submission, k kinds.Kind, obj *unstru
 		instances += r.replicas
 	}
 	c := first.container
-	command := shellJoin(append(append([]string{}, c.Command...), c.Args...))
+	command := printers.ShellJoin(append(append([]string{}, c.Command...), c.Args...))
 	if c.WorkingDir != "" {
-		command = "cd " + shellJoin([]string{c.WorkingDir}) + " && " + command
+		command = "cd " + printers.ShellJoin([]string{c.WorkingDir}) + " && " + command
 	}
 	env := []timaker.Env{}
 	for _, e := range c.Env {
@@ -360,16 +361,4 @@ func ParseFS(arg string) (*timaker.FileSystemDataSource, error) {
 		return nil, bad("spaces are not allowed")
 	}
 	return &timaker.FileSystemDataSource{FileSystemType: typ, FileSystemEndpoint: endpoint, DirectoryPath: path, ReadOnly: readOnly}, nil
-}
-
-// shellJoin is the command line sh would read back as args.
-func shellJoin(args []string) string {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		quoted[i] = a
-	}
-	return strings.Join(quoted, " ")
 }
