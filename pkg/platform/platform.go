@@ -61,8 +61,14 @@ type Job struct {
 	Handle any
 }
 
-// String is KIND/NAME.
-func (j *Job) String() string { return j.Item.KindName + "/" + j.Item.Name }
+// String is KIND/NAME, or NAME for a job of no known kind (a timaker job
+// adopted by its id).
+func (j *Job) String() string {
+	if j.Item.KindName == "" {
+		return j.Item.Name
+	}
+	return j.Item.KindName + "/" + j.Item.Name
+}
 
 // Submitted is what Submit made.
 type Submitted struct {
@@ -93,6 +99,9 @@ type ListOptions struct {
 	Selector string
 	// ManagedOnly: only jobs easyai submitted (delete --all).
 	ManagedOnly bool
+	// Adopt are ids of jobs submitted elsewhere to add to the listing
+	// first (timaker, whose jobs easyai lists from a local index).
+	Adopt []string
 }
 
 // WaitRequest is what Wait waits for.

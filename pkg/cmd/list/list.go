@@ -32,6 +32,7 @@ type Options struct {
 	User          string
 	Mine          bool
 	Selector      string
+	Adopt         []string
 
 	// Set by Validate.
 	Kinds  []kinds.Kind
@@ -66,12 +67,17 @@ there ("easyai doctor" shows what you may do).
 
 On a terminal the jobs are a table; otherwise each job is one line of
 tab-separated columns without a header. -o json and -o yaml print a JobList
-document (docs/output.md); -o name prints KIND/NAME lines.`,
+document (docs/output.md); -o name prints KIND/NAME lines.
+
+On a timaker cluster (--cluster) list shows the jobs submitted from this
+machine, which easyai keeps in a local index, their status read from
+timaker; --id adds a job submitted elsewhere (docs/timaker.md).`,
 		Example: `  easyai list
   easyai list -A --status running,queued
   easyai list --kind tf --experiment lr-sweep -o wide
   easyai list --mine -o json | jq -r '.items[].name'
-  easyai list -l team=vision -o name`,
+  easyai list -l team=vision -o name
+  easyai list --cluster prod --id train-20261123-42`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -95,6 +101,7 @@ document (docs/output.md); -o name prints KIND/NAME lines.`,
 	fl.StringVar(&o.User, "user", "", "only the jobs this user submitted")
 	fl.BoolVar(&o.Mine, "mine", false, "only the jobs you submitted (the user the API server knows you as)")
 	fl.StringVarP(&o.Selector, "selector", "l", "", "label selector, passed to the API server (e.g. team=vision,tier!=dev)")
+	fl.StringSliceVar(&o.Adopt, "id", nil, "timaker clusters: add the jobs of these timaker ids, submitted elsewhere, to this machine's list first (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(strings.Split(strings.ToLower(stateNames()), ", "), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -185,6 +192,7 @@ func (o *Options) Run(ctx context.Context) error {
 		States:        o.States,
 		User:          o.User,
 		Mine:          o.Mine,
+		Adopt:         o.Adopt,
 	})
 	if err != nil {
 		return err

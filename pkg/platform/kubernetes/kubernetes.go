@@ -208,6 +208,9 @@ func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobclient.
 // A kind the user may not list is a warning and skipped; one the cluster
 // does not serve is skipped quietly unless asked for with --kind.
 func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*platform.Job, error) {
+	if len(opts.Adopt) > 0 {
+		return nil, exit.UsageErrorf("--id adopts jobs of a timaker cluster (--cluster NAME); list shows every job of a Kubernetes namespace already")
+	}
 	lo := jobclient.ListOptions{
 		Kinds: opts.Kinds, LabelSelector: opts.Selector, Experiment: opts.Experiment,
 		States: opts.States, User: opts.User, ManagedOnly: opts.ManagedOnly,

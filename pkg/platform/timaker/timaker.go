@@ -240,6 +240,11 @@ func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobclient.
 // the options select. A job timaker no longer knows is listed as Unknown;
 // one whose description fails is too, with a warning.
 func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*platform.Job, error) {
+	for _, id := range opts.Adopt {
+		if _, err := p.Find(ctx, jobclient.Ref{Name: id}); err != nil {
+			return nil, err
+		}
+	}
 	records, err := p.Index.Records()
 	if err != nil {
 		return nil, err

@@ -262,6 +262,14 @@ func TestTimaker(t *testing.T) {
 	if !strings.Contains(r.Stderr, "Adopted timaker job "+id) {
 		t.Errorf("get by id from another machine: stderr %q", r.Stderr)
 	}
+	elsewhere := []string{"XDG_STATE_HOME=" + t.TempDir()}
+	r = tt.runWith(t, elsewhere, "list", "--id", id, "-o", "name").MustSucceed(t)
+	if r.Stdout != id+"\n" {
+		t.Errorf("list --id on another machine: stdout %q", r.Stdout)
+	}
+	if r := tt.runWith(t, elsewhere, "list", "-o", "name").MustSucceed(t); r.Stdout != id+"\n" {
+		t.Errorf("list after list --id: stdout %q", r.Stdout)
+	}
 
 	// A wrong key: the gateway's error, with the hint about the clock and keys.
 	r = tt.runWith(t, []string{"EASYAI_TIMAKER_SECRET_KEY=wrong-key"}, "get", "e2e-ok")
