@@ -30,7 +30,7 @@ const CodeDir = "/opt/ml/code"
 // unsupportedFlags are submit flags timaker has no field for.
 var unsupportedFlags = []string{
 	"label", "annotation", "node-selector", "toleration", "image-pull-secret", "shm-size", "priority", "queue",
-	"gang", "max-duration", "ttl-after-finished", "clean-pod-policy", "data", "chart",
+	"gang", "max-duration", "ttl-after-finished", "clean-pod-policy", "data", "chart", "retry", "image-pull-policy",
 }
 
 // Submit renders the job as on Kubernetes (the same flags, job files and

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -320,8 +323,19 @@ func TestSubmitRefusals(t *testing.T) {
 // TestUnsupportedFlagsAreTheDocumentedOnes: docs/timaker.md lists the
 // Kubernetes-only flags timaker refuses.
 func TestUnsupportedFlagsAreTheDocumentedOnes(t *testing.T) {
-	documented := []string{"queue", "priority", "node-selector", "toleration", "data", "label", "annotation", "shm-size",
-		"image-pull-secret", "gang", "max-duration", "ttl-after-finished", "clean-pod-policy", "chart"}
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "timaker.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, found := strings.Cut(strings.Join(strings.Fields(string(data)), " "), "the Kubernetes-only flags (")
+	list, _, closed := strings.Cut(rest, ")")
+	if !found || !closed {
+		t.Fatal(`docs/timaker.md no longer says "the Kubernetes-only flags (...)"`)
+	}
+	var documented []string
+	for _, m := range regexp.MustCompile("`--([a-z-]+)`").FindAllStringSubmatch(list, -1) {
+		documented = append(documented, m[1])
+	}
 	got := slices.Sorted(slices.Values(unsupportedFlags))
 	slices.Sort(documented)
 	if !reflect.DeepEqual(got, documented) {
