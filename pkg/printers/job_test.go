@@ -8,4 +8,3 @@ func TestShellJoin(t *testing.T) {
 		t.Errorf("ShellJoin = %s, want %s", got, want)
 	}
 }
-
