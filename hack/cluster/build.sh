@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules into the cache, once per
 # version: etcd, kube-apiserver/-controller-manager/-scheduler and kubectl,
-# kwok, the training-operator and Volcano. A warm cache makes this a no-op.
+# kwok, the training-operator, Kubeflow Trainer v2 with JobSet (those of
+# EASYAI_CLUSTER_COMPONENTS) and Volcano. A warm cache makes this a no-op.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # command_name NAME PKG: the file name go build gives PKG's command: the last
@@ -87,6 +88,11 @@ else
   BUILD_GOFLAGS="-modfile=$kwok_modfile" build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
   rm -rf "$kwok_src"
 fi
-build training-operator "$(training_operator_bin_dir)" "-s -w" .
+if has_component training-operator; then
+  build training-operator "$(training_operator_bin_dir)" "-s -w" .
+fi
+if has_component trainer; then
+  build trainer "$(trainer_bin_dir)" "-s -w" sigs.k8s.io/jobset github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager
+fi
 build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager

@@ -42,11 +42,26 @@ VOLCANO_SCHEDULER_HEALTH_PORT=$(port 30082)
 VOLCANO_CONTROLLER_HEALTH_PORT=$(port 30083)
 VOLCANO_WEBHOOK_PORT=$(port 30444)
 VOLCANO_WEBHOOK_HEALTH_PORT=$(port 30084)
+TRAINER_WEBHOOK_PORT=$(port 30445)
+TRAINER_PROBE_PORT=$(port 30085)
+TRAINER_METRICS_PORT=$(port 30086)
+TRAINER_STATUS_PORT=$(port 30087)
+JOBSET_WEBHOOK_PORT=$(port 30446)
+JOBSET_PROBE_PORT=$(port 30088)
+JOBSET_METRICS_PORT=$(port 30089)
 
 # EASYAI_CLUSTER_OPERATORS=none starts the cluster without the
 # training-operator and Volcano (CRDs still installed): objects then stay as
 # written, as the benchmark needs.
 EASYAI_CLUSTER_OPERATORS=${EASYAI_CLUSTER_OPERATORS:-all}
+
+# EASYAI_CLUSTER_COMPONENTS: which Kubeflow training operators run, comma
+# separated: training-operator (the v1 kinds: TFJob, PyTorchJob, ...) and
+# trainer (Kubeflow Trainer v2's TrainJob, with the JobSet controller).
+# Volcano always runs. The default runs both, side by side (their API
+# groups differ).
+EASYAI_CLUSTER_COMPONENTS=${EASYAI_CLUSTER_COMPONENTS:-training-operator,trainer}
+has_component() { [[ ",$EASYAI_CLUSTER_COMPONENTS," == *",$1,"* ]]; }
 
 FAKE_NODES=${EASYAI_FAKE_NODES:-4}
 FAKE_NODE_GPUS=${EASYAI_FAKE_NODE_GPUS:-8}
@@ -78,6 +93,7 @@ etcd_bin_dir()              { component_dir etcd go.etcd.io/etcd/server/v3; }
 kwok_bin_dir()              { component_dir kwok sigs.k8s.io/kwok; }
 volcano_bin_dir()           { component_dir volcano volcano.sh/volcano; }
 training_operator_bin_dir() { component_dir training-operator github.com/kubeflow/training-operator; }
+trainer_bin_dir()           { component_dir trainer github.com/kubeflow/trainer/v2; }
 
 # module_dir DIR MODULE: where the Go module cache holds MODULE's source (for CRDs and stages).
 module_dir() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts the local development cluster: etcd, kube-apiserver, controller-manager,
-# scheduler, kwok with fake GPU nodes, Volcano and the training-operator, all as
+# scheduler, kwok with fake GPU nodes, Volcano, the training-operator and
+# Kubeflow Trainer v2 with JobSet (EASYAI_CLUSTER_COMPONENTS), all as
 # processes on 127.0.0.1 whose PIDs are recorded for down.sh. Builds whatever
 # binary the cache lacks first. Does nothing when the cluster already runs.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -25,9 +26,14 @@ ETCD_BIN=$(etcd_bin_dir)
 KWOK_BIN=$(kwok_bin_dir)
 VOLCANO_BIN=$(volcano_bin_dir)
 TRAINING_OPERATOR_BIN=$(training_operator_bin_dir)
+if has_component trainer; then TRAINER_BIN=$(trainer_bin_dir); fi
 KWOK_SRC=$(module_dir "$TOOLS_DIR/kwok" sigs.k8s.io/kwok)
 TRAINING_OPERATOR_SRC=$(module_dir "$TOOLS_DIR/training-operator" github.com/kubeflow/training-operator)
 VOLCANO_SRC=$(module_dir "$TOOLS_DIR/volcano" volcano.sh/volcano)
+if has_component trainer; then
+  TRAINER_SRC=$(module_dir "$TOOLS_DIR/trainer" github.com/kubeflow/trainer/v2)
+  JOBSET_SRC=$(module_dir "$TOOLS_DIR/trainer" sigs.k8s.io/jobset)
+fi
 
 rm -rf "$EASYAI_CLUSTER_DIR"
 mkdir -p "$LOG_DIR" "$PID_DIR" "$KWOK_FILES_DIR"
@@ -88,16 +94,25 @@ start kube-apiserver "$KUBE_BIN/kube-apiserver" \
   --allow-privileged=true --profiling=false
 wait_for kube-apiserver 60 https_ok "https://$HOST:$APISERVER_PORT/readyz"
 
-log "installing CRDs (kwok, training-operator, Volcano) and webhook configurations"
+log "installing CRDs (kwok, Volcano, $EASYAI_CLUSTER_COMPONENTS) and webhook configurations"
 # (Server-side: the CRDs are too large for the last-applied annotation.)
 apply_files() { local args=() f; for f in "$@"; do args+=(-f "$f"); done; kubectl apply --server-side "${args[@]}" >/dev/null; }
-apply_files "$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml \
-  "$TRAINING_OPERATOR_SRC"/manifests/base/crds/kubeflow.org_*.yaml \
-  "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml
+crds=("$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml
+  "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml)
+if has_component training-operator; then crds+=("$TRAINING_OPERATOR_SRC"/manifests/base/crds/kubeflow.org_*.yaml); fi
+if has_component trainer; then
+  crds+=("$TRAINER_SRC"/manifests/base/crds/trainer.kubeflow.org_*.yaml "$JOBSET_SRC"/config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml)
+fi
+apply_files "${crds[@]}"
 CA_BUNDLE=$(base64 -w0 <"$PKI_DIR/ca.crt")
-export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT VOLCANO_WEBHOOK_PORT
+export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT VOLCANO_WEBHOOK_PORT TRAINER_WEBHOOK_PORT JOBSET_WEBHOOK_PORT
 if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
-  envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null
+  if has_component training-operator; then
+    envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null
+  fi
+  if has_component trainer; then
+    envsubst <"$MANIFESTS_DIR/trainer-webhooks.yaml" | kubectl apply -f - >/dev/null
+  fi
   envsubst <"$MANIFESTS_DIR/volcano-webhooks.yaml" | kubectl apply -f - >/dev/null
 fi
 kubectl wait --for condition=Established --timeout 60s crd --all >/dev/null
@@ -144,12 +159,27 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
     --webhook-url "https://$HOST:$VOLCANO_WEBHOOK_PORT" --enabled-admission /jobs/mutate,/jobs/validate \
     --enable-healthz --healthz-address "$HOST:$VOLCANO_WEBHOOK_HEALTH_PORT" --logtostderr -v 2
 
-  log "starting the training-operator (gang scheduling through Volcano)"
-  start training-operator "$TRAINING_OPERATOR_BIN/training-operator" \
-    --kubeconfig "$KUBECONFIG_FILE" \
-    --health-probe-bind-address "$HOST:$TRAINING_OPERATOR_PROBE_PORT" \
-    --webhook-port "$TRAINING_OPERATOR_WEBHOOK_PORT" --webhook-cert-dir "$PKI_DIR/webhook-certs" \
-    --gang-scheduler-name volcano
+  if has_component training-operator; then
+    log "starting the training-operator (gang scheduling through Volcano)"
+    start training-operator "$TRAINING_OPERATOR_BIN/training-operator" \
+      --kubeconfig "$KUBECONFIG_FILE" \
+      --health-probe-bind-address "$HOST:$TRAINING_OPERATOR_PROBE_PORT" \
+      --webhook-port "$TRAINING_OPERATOR_WEBHOOK_PORT" --webhook-cert-dir "$PKI_DIR/webhook-certs" \
+      --gang-scheduler-name volcano
+  fi
+  if has_component trainer; then
+    log "starting the JobSet controller and Kubeflow Trainer v2"
+    export TRAINER_PROBE_PORT TRAINER_METRICS_PORT TRAINER_STATUS_PORT JOBSET_PROBE_PORT JOBSET_METRICS_PORT PKI_DIR
+    envsubst <"$MANIFESTS_DIR/jobset-config.yaml" >"$EASYAI_CLUSTER_DIR/jobset-config.yaml"
+    envsubst <"$MANIFESTS_DIR/trainer-config.yaml" >"$EASYAI_CLUSTER_DIR/trainer-config.yaml"
+    KUBECONFIG=$KUBECONFIG_FILE start jobset "$TRAINER_BIN/jobset" --config "$EASYAI_CLUSTER_DIR/jobset-config.yaml"
+    # The trainer reads its serving certificate from TMPDIR/k8s-webhook-server/serving-certs:
+    # a TMPDIR of this cluster's own.
+    trainer_tmp=$EASYAI_CLUSTER_DIR/trainer-tmp
+    mkdir -p "$trainer_tmp/k8s-webhook-server" && cp -R "$PKI_DIR/webhook-certs" "$trainer_tmp/k8s-webhook-server/serving-certs"
+    KUBECONFIG=$KUBECONFIG_FILE TMPDIR=$trainer_tmp start trainer "$TRAINER_BIN/trainer-controller-manager" \
+      --config "$EASYAI_CLUSTER_DIR/trainer-config.yaml"
+  fi
 
 fi
 
@@ -160,7 +190,18 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   wait_for vc-scheduler 60 http_ok "http://$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT/healthz"
   wait_for vc-controller-manager 60 http_ok "http://$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT/healthz"
   wait_for vc-webhook-manager 60 answers "https://$HOST:$VOLCANO_WEBHOOK_PORT/jobs/validate"
-  wait_for training-operator 60 http_ok "http://$HOST:$TRAINING_OPERATOR_PROBE_PORT/readyz"
+  if has_component training-operator; then
+    wait_for training-operator 60 http_ok "http://$HOST:$TRAINING_OPERATOR_PROBE_PORT/readyz"
+  fi
+  if has_component trainer; then
+    wait_for jobset 60 http_ok "http://$HOST:$JOBSET_PROBE_PORT/readyz"
+    wait_for trainer 60 http_ok "http://$HOST:$TRAINER_PROBE_PORT/readyz"
+    wait_for "trainer webhook" 60 answers "https://$HOST:$TRAINER_WEBHOOK_PORT/"
+    # The default runtimes, as the trainer's manifests install them.
+    wait_for "ClusterTrainingRuntimes" 60 kubectl apply -f "$TRAINER_SRC/manifests/base/runtimes/torch_distributed.yaml" \
+      -f "$TRAINER_SRC/manifests/base/runtimes/deepspeed_distributed.yaml" -f "$TRAINER_SRC/manifests/base/runtimes/jax_distributed.yaml" \
+      -f "$TRAINER_SRC/manifests/base/runtimes/xgboost_distributed.yaml" -f "$TRAINER_SRC/manifests/base/runtimes/mlx_distributed.yaml"
+  fi
   wait_for "volcano default queue" 60 kubectl get queue default
 fi
 kubectl wait --for condition=Ready --timeout 60s node --all >/dev/null
