@@ -36,7 +36,7 @@ func newTimakerTarget(t *testing.T) *timakerTarget {
 		Host:        "ti.example.internal",
 		Credentials: map[string]string{"AKIDe2e": timakerSecret},
 		Step:        200 * time.Millisecond,
-		TrainFor:    25,
+		TrainFor:    100, // 20 s of training: e2e-stop is still training when deleted, even on a slow machine
 	})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
