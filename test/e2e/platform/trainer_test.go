@@ -96,7 +96,7 @@ func TestTrainJobRunsToCompletion(t *testing.T) {
 	if _, err := c.Dynamic.Resource(trainingRuntimes).Namespace(ns).Create(ctx, noRetries(ns), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.Create(ctx, trainJob(ns, "ok", "ClusterTrainingRuntime", "torch-distributed", 3, "0", 5*time.Second), metav1.CreateOptions{}); err != nil {
+	if _, err := client.Create(ctx, trainJob(ns, "ok", "ClusterTrainingRuntime", "torch-distributed", 3, "0", 30*time.Second), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client.Create(ctx, trainJob(ns, "bad", "TrainingRuntime", "torch-no-retries", 2, "3", 2*time.Second), metav1.CreateOptions{}); err != nil {
