@@ -191,6 +191,9 @@ func newTimaker(f *cmdutil.Factory, cl config.Cluster) (platform.Platform, error
 	if err != nil {
 		return nil, err
 	}
+	if ns := f.ConfigFlags.Namespace; ns != nil && *ns != "" {
+		fmt.Fprintf(f.IOStreams.ErrOut, "Warning: -n %s is ignored: timaker cluster %q has no namespaces\n", *ns, cl.Name)
+	}
 	client := &timaker.Client{
 		Addr: cl.Addr, Host: cl.Host, Now: f.Now,
 		Credentials: timaker.Credentials{SecretID: creds.SecretID, SecretKey: creds.SecretKey},

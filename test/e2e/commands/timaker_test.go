@@ -222,9 +222,9 @@ func TestTimaker(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "e2e-bad\ttf\tFailed\t") || !strings.HasPrefix(lines[1], "e2e-ok\ttf\tSucceeded\t0/2\t1\t") {
 		t.Errorf("list: %q", r.Stdout)
 	}
-	r = tt.run(t, "list", "--status", "succeeded", "-o", "name").MustSucceed(t)
-	if r.Stdout != "tf/e2e-ok\n" {
-		t.Errorf("list --status succeeded -o name: %q", r.Stdout)
+	r = tt.run(t, "list", "--status", "succeeded", "-o", "name", "-n", "team-a").MustSucceed(t)
+	if r.Stdout != "tf/e2e-ok\n" || r.Stderr != "Warning: -n team-a is ignored: timaker cluster \"prod\" has no namespaces\n" {
+		t.Errorf("list --status succeeded -o name -n team-a: stdout %q, stderr %q", r.Stdout, r.Stderr)
 	}
 
 	// top node: the pools, in GPUs.
