@@ -6,6 +6,7 @@ package kinds
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"sort"
 	"strings"
@@ -117,4 +118,20 @@ func (r *Registry) ForGVK(gvk schema.GroupVersionKind) (Kind, bool) {
 		}
 	}
 	return nil, false
+}
+
+// DeepCopyJSON copies a typed API object through its JSON form, for the
+// hand-written subsets of APIs that publish no Go types easyai can use
+// (ColossalAIJob, TrainJob): their DeepCopyObject. It panics only when the
+// type cannot round-trip JSON, which a test of the type would show.
+func DeepCopyJSON[T any](in *T) *T {
+	data, err := json.Marshal(in)
+	if err != nil {
+		panic(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(data, out); err != nil {
+		panic(err)
+	}
+	return out
 }

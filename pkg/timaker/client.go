@@ -405,7 +405,7 @@ func (c *Client) attempt(ctx context.Context, a action, requestID string, payloa
 	if answerID != "" {
 		res.answerID = answerID
 	}
-	klog.V(6).Infof("timaker %s: HTTP %d in %s (request id %s, answer id %s, attempt %d of %d)", a.name, resp.StatusCode, elapsed, requestID, oneLine(answerID, 100), attempt, attempts)
+	klog.V(6).Infof("timaker %s: HTTP %d in %s (request id %s, answer id %s, attempt %d of %d)", a.name, resp.StatusCode, elapsed, requestID, OneLine(answerID, 100), attempt, attempts)
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) {
@@ -564,7 +564,7 @@ func decodeResponse(action string, status int, body []byte, out any) (string, er
 	}
 	if out != nil {
 		if err := json.Unmarshal(envelope.Response, out); err != nil {
-			return head.RequestId, bad("the answer's Response does not parse (" + oneLine(err.Error(), 200) + ")")
+			return head.RequestId, bad("the answer's Response does not parse (" + OneLine(err.Error(), 200) + ")")
 		}
 	}
 	return head.RequestId, nil

@@ -543,10 +543,10 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestOneLine(t *testing.T) {
-	if got := oneLine("a\nb\x1b[2Jc\u202ed\xffe", 100); got != "a b [2Jc d e" {
+	if got := OneLine("a\nb\x1b[2Jc\u202ed\xffe", 100); got != "a b [2Jc d e" {
 		t.Errorf("%q", got)
 	}
-	if got := oneLine("ééé", 3); got != "éé..." {
+	if got := OneLine("ééé", 3); got != "éé..." {
 		t.Errorf("%q", got)
 	}
 }

@@ -21,12 +21,12 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	s := "timaker " + e.Action + ": " + oneLine(e.Code, 100)
+	s := "timaker " + e.Action + ": " + OneLine(e.Code, 100)
 	if e.Message != "" {
-		s += ": " + oneLine(e.Message, 500)
+		s += ": " + OneLine(e.Message, 500)
 	}
 	if e.RequestID != "" {
-		s += " (request id " + oneLine(e.RequestID, 100) + ")"
+		s += " (request id " + OneLine(e.RequestID, 100) + ")"
 	}
 	return s
 }
@@ -137,11 +137,11 @@ func quotedStart(body []byte) string {
 	return fmt.Sprintf(": %q", body)
 }
 
-// oneLine makes text from the service safe to print on one line of a
+// OneLine makes text from the service safe to print on one line of a
 // terminal: control and format characters (newlines, escapes, direction
 // overrides) and bytes that are not UTF-8 become spaces; it is cut after
 // max bytes.
-func oneLine(s string, max int) string {
+func OneLine(s string, max int) string {
 	var b strings.Builder
 	for i, r := range s {
 		if i >= max {

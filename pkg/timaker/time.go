@@ -22,7 +22,7 @@ func ParseTime(s string) (*time.Time, error) {
 	}
 	t, err := time.ParseInLocation(TimeLayout, s, shanghai)
 	if err != nil {
-		return nil, fmt.Errorf("timaker time %q is not of the form %s", oneLine(s, 64), TimeLayout)
+		return nil, fmt.Errorf("timaker time %q is not of the form %s", OneLine(s, 64), TimeLayout)
 	}
 	return &t, nil
 }

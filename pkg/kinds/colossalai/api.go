@@ -1,8 +1,7 @@
 package colossalai
 
 import (
-	"encoding/json"
-
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -169,13 +168,5 @@ type Aggregate struct {
 
 // DeepCopyObject implements runtime.Object.
 func (j *Job) DeepCopyObject() runtime.Object {
-	data, err := json.Marshal(j)
-	if err != nil {
-		panic(err) // a Job always marshals
-	}
-	out := &Job{}
-	if err := json.Unmarshal(data, out); err != nil {
-		panic(err)
-	}
-	return out
+	return kinds.DeepCopyJSON(j)
 }

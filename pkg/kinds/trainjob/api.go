@@ -8,8 +8,7 @@
 package trainjob
 
 import (
-	"encoding/json"
-
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -188,13 +187,5 @@ type Metric struct {
 
 // DeepCopyObject implements runtime.Object.
 func (j *TrainJob) DeepCopyObject() runtime.Object {
-	data, err := json.Marshal(j)
-	if err != nil {
-		panic(err) // a TrainJob always marshals
-	}
-	out := &TrainJob{}
-	if err := json.Unmarshal(data, out); err != nil {
-		panic(err)
-	}
-	return out
+	return kinds.DeepCopyJSON(j)
 }

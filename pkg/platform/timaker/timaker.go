@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -45,7 +47,7 @@ type Platform struct {
 	Index   *Index
 	Kinds   *kinds.Registry
 	// Notes receives warnings (stderr).
-	Notes interface{ Write([]byte) (int, error) }
+	Notes io.Writer
 	Now   func() time.Time
 	// PollInterval is Wait's first pause between two Describes (it doubles
 	// up to MaxPollInterval); zero: 1s and 15s.
@@ -184,14 +186,16 @@ func (p *Platform) jobOf(r Record, tj *timaker.TrainingJob) *platform.Job {
 }
 
 // Status maps a timaker status onto easyai's states; the status itself is
-// the reason, FailureCode and FailureReason the message.
+// the reason, FailureCode and FailureReason the message. They come from the
+// service: made safe to print on one line of a terminal.
 func Status(tj *timaker.TrainingJob) jobmodel.Status {
-	st := jobmodel.Status{State: State(tj.TrainingJobStatus), Reason: tj.TrainingJobStatus}
+	code, reason := timaker.OneLine(tj.FailureCode, 100), timaker.OneLine(tj.FailureReason, 1000)
+	st := jobmodel.Status{State: State(tj.TrainingJobStatus), Reason: timaker.OneLine(tj.TrainingJobStatus, 100)}
 	switch {
-	case tj.FailureCode != "" && tj.FailureReason != "":
-		st.Message = tj.FailureCode + ": " + tj.FailureReason
+	case code != "" && reason != "":
+		st.Message = code + ": " + reason
 	default:
-		st.Message = tj.FailureCode + tj.FailureReason
+		st.Message = code + reason
 	}
 	return st
 }
@@ -266,7 +270,7 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 			opts.Experiment != "" && r.Experiment != opts.Experiment,
 			user != "" && r.User != user,
 			!sel.Matches(labels.Set(r.Labels)),
-			len(opts.Kinds) > 0 && !slicesContainKind(opts.Kinds, r.Kind):
+			len(opts.Kinds) > 0 && !slices.ContainsFunc(opts.Kinds, func(k kinds.Kind) bool { return k.Name() == r.Kind }):
 			continue
 		}
 		kept = append(kept, r)
@@ -310,7 +314,7 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 	}
 	out := jobs[:0]
 	for _, j := range jobs {
-		if len(opts.States) == 0 || slicesContainState(opts.States, j.Item.Status.State) {
+		if len(opts.States) == 0 || slices.Contains(opts.States, j.Item.Status.State) {
 			out = append(out, j)
 		}
 	}
@@ -323,24 +327,6 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 		return out[i].Handle.(*handle).record.Submitted.After(out[j].Handle.(*handle).record.Submitted)
 	})
 	return out, nil
-}
-
-func slicesContainKind(ks []kinds.Kind, name string) bool {
-	for _, k := range ks {
-		if k.Name() == name {
-			return true
-		}
-	}
-	return false
-}
-
-func slicesContainState(ss []jobmodel.State, s jobmodel.State) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Delete stops the job (StopTrainingJob; timaker has no delete: the job
@@ -387,26 +373,26 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	}
 	current := job
 	for {
+		// waited is how the wait ended, as last seen.
+		waited := func() *platform.Waited {
+			w := &platform.Waited{Line: fmt.Sprintf("%s %s after %s", current, current.Item.Status.State, p.now().Sub(start).Round(time.Second))}
+			if req.Document {
+				w.Document, _ = p.Describe(ctx, current)
+			}
+			return w
+		}
 		done, werr := reached(current, req.For)
 		if done {
-			waited := &platform.Waited{Line: fmt.Sprintf("%s %s after %s", current, current.Item.Status.State, p.now().Sub(start).Round(time.Second))}
-			if req.Document {
-				waited.Document, _ = p.Describe(ctx, current)
-			}
-			return waited, werr
+			return waited(), werr
 		}
 		timer := time.NewTimer(pause + rand.N(pause/2+1))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			waited := &platform.Waited{Line: fmt.Sprintf("%s %s after %s", current, current.Item.Status.State, p.now().Sub(start).Round(time.Second))}
-			if req.Document {
-				waited.Document, _ = p.Describe(ctx, current)
-			}
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return waited, exit.TimeoutErrorf("%s: still %s after %s (--timeout)", current, current.Item.Status.State, req.Timeout)
+				return waited(), exit.TimeoutErrorf("%s: still %s after %s (--timeout)", current, current.Item.Status.State, req.Timeout)
 			}
-			return waited, ctx.Err()
+			return waited(), ctx.Err()
 		case <-timer.C:
 		}
 		pause = min(pause*2, maxPause)
