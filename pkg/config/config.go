@@ -21,25 +21,33 @@ import (
 // The keys easyai reads. EASYAI_<KEY> overrides each, with "-" as "_"
 // (EASYAI_GPU_RESOURCE); labels in the environment are "k=v,k2=v2".
 const (
-	KeyImage         = "image"
-	KeyGPUResource   = "gpu-resource"
-	KeyQueue         = "queue"
-	KeyPriorityClass = "priority-class"
-	KeyLabels        = "labels"
-	KeyFetcherImage  = "fetcher-image"
-	KeyCluster       = "cluster"
+	KeyImage           = "image"
+	KeyGPUResource     = "gpu-resource"
+	KeyQueue           = "queue"
+	KeyPriorityClass   = "priority-class"
+	KeyLabels          = "labels"
+	KeyFetcherImage    = "fetcher-image"
+	KeyCluster         = "cluster"
+	KeyKubeflowBackend = "kubeflow-backend"
 )
 
 // Keys lists every key with what it means, for help and validation.
 var Keys = map[string]string{
-	KeyImage:         "image of jobs submitted without --image",
-	KeyGPUResource:   "the extended resource GPUs are requested as (default " + DefaultGPUResource + ")",
-	KeyQueue:         "queue of jobs submitted without --queue (Volcano queue for gang scheduling)",
-	KeyPriorityClass: "priority class of jobs submitted without --priority",
-	KeyLabels:        "labels added to every job (a map; on the command line k=v,k2=v2)",
-	KeyFetcherImage:  "image of download's fetcher pod without --fetcher-image (e.g. a mirror, or pinned by digest)",
-	KeyCluster:       "the default target, a timaker cluster of the file (config set-cluster); unset: the kubeconfig's context",
+	KeyImage:           "image of jobs submitted without --image",
+	KeyGPUResource:     "the extended resource GPUs are requested as (default " + DefaultGPUResource + ")",
+	KeyQueue:           "queue of jobs submitted without --queue (Volcano queue for gang scheduling)",
+	KeyPriorityClass:   "priority class of jobs submitted without --priority",
+	KeyLabels:          "labels added to every job (a map; on the command line k=v,k2=v2)",
+	KeyFetcherImage:    "image of download's fetcher pod without --fetcher-image (e.g. a mirror, or pinned by digest)",
+	KeyCluster:         "the default target, a timaker cluster of the file (config set-cluster); unset: the kubeconfig's context",
+	KeyKubeflowBackend: "what serves submit pytorch|jax|xgboost where both are installed: " + BackendTrainingOperator + " (the default: the v1 kinds) or " + BackendTrainer + " (a TrainJob of Kubeflow Trainer v2)",
 }
+
+// The values of kubeflow-backend (and of submit's --backend).
+const (
+	BackendTrainingOperator = "training-operator"
+	BackendTrainer          = "trainer"
+)
 
 // DefaultGPUResource is the GPU resource of NVIDIA's device plugin.
 const DefaultGPUResource = "nvidia.com/gpu"
@@ -55,6 +63,9 @@ type Config struct {
 	// Cluster is the default target, one of Clusters; empty means the
 	// kubeconfig's context.
 	Cluster string `json:"cluster,omitempty"`
+	// KubeflowBackend is what serves the kinds both Kubeflow operators
+	// serve, where both are installed ("": training-operator).
+	KubeflowBackend string `json:"kubeflow-backend,omitempty"`
 	// Clusters are the timaker clusters the file names, by name.
 	Clusters map[string]Cluster `json:"clusters,omitempty"`
 
@@ -81,6 +92,8 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.FetcherImage, true
 	case KeyCluster:
 		return c.Cluster, true
+	case KeyKubeflowBackend:
+		return c.KubeflowBackend, true
 	case KeyLabels:
 		if c.Labels == nil {
 			return map[string]string{}, true
@@ -105,6 +118,8 @@ func (c *Config) set(key string, value any) {
 		c.FetcherImage = value.(string)
 	case KeyCluster:
 		c.Cluster = value.(string)
+	case KeyKubeflowBackend:
+		c.KubeflowBackend = value.(string)
 	case KeyLabels:
 		c.Labels = value.(map[string]string)
 	}

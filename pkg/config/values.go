@@ -41,6 +41,10 @@ func checkString(key, value string) error {
 		}
 	case KeyCluster:
 		return CheckClusterName(value)
+	case KeyKubeflowBackend:
+		if value != BackendTrainingOperator && value != BackendTrainer {
+			return fmt.Errorf("must be %s or %s", BackendTrainingOperator, BackendTrainer)
+		}
 	case KeyQueue, KeyPriorityClass:
 		if len(validation.IsDNS1123Subdomain(value)) > 0 {
 			what := "queue"

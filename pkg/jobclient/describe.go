@@ -36,6 +36,9 @@ type Details struct {
 	// then come from the pod templates).
 	Request    map[string]any
 	RequestErr error
+	// Details are what the kind has to say beyond the common fields
+	// (kinds.Detailer); nil for most kinds.
+	Details []jobmodel.Detail
 }
 
 // Event is one Warning event about a job or one of its objects.
@@ -73,6 +76,11 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 		d.Request, d.RequestErr = nil, err
 	}
 	d.Image, d.Command = whatItRuns(d.Request, obj, d.Replicas)
+	if dk, ok := k.(kinds.Detailer); ok {
+		if d.Details, err = dk.Details(obj); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
@@ -90,6 +98,7 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	}
 	objectOf[k.GroupVersionKind().Kind+"/"+obj.GetName()] = "job"
 	objectOf["PodGroup/"+obj.GetName()] = "podgroup"
+	objectOf["JobSet/"+obj.GetName()] = "jobset"
 
 	var out []Event
 	opts := metav1.ListOptions{FieldSelector: "type=" + corev1.EventTypeWarning, Limit: PageSize}
@@ -120,6 +129,16 @@ func whatItRuns(req map[string]any, obj *unstructured.Unstructured, replicas []j
 	image, _ := req["image"].(string)
 	command := stringsOf(req["command"])
 	if image != "" && command != nil {
+		return image, command
+	}
+	if trainer, found, _ := unstructured.NestedMap(obj.Object, "spec", "trainer"); found {
+		// A TrainJob's trainer: what it overrides of its runtime.
+		if image == "" {
+			image, _ = trainer["image"].(string)
+		}
+		if command == nil {
+			command = append(stringsOf(trainer["command"]), stringsOf(trainer["args"])...)
+		}
 		return image, command
 	}
 	templates := podTemplates(obj)

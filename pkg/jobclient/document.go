@@ -46,6 +46,8 @@ type Document struct {
 	Replicas []jobmodel.Replica `json:"replicas"`
 	Events   []Event            `json:"events"`
 	Request  map[string]any     `json:"request,omitempty"`
+	// Details are the kind's own (a TrainJob's runtime, jobs, progress).
+	Details []jobmodel.Detail `json:"details,omitempty"`
 }
 
 // ItemOf is the document of a listed job.
@@ -80,6 +82,7 @@ func DocumentOf(d *Details, now time.Time) Document {
 		Replicas:   d.Replicas,
 		Events:     d.Events,
 		Request:    d.Request,
+		Details:    d.Details,
 	}
 	doc.DocumentKind = JobDocumentKind
 	if doc.Replicas == nil {

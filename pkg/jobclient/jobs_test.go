@@ -154,7 +154,7 @@ func TestListMakesOnePaginatedListPerKindAndNothingElse(t *testing.T) {
 	want := []string{
 		`colossalaijobs limit=500 continue=""`, `jaxjobs limit=500 continue=""`, `jobs limit=500 continue=""`, `mpijobs limit=500 continue=""`, `paddlejobs limit=500 continue=""`,
 		`pytorchjobs limit=500 continue=""`,
-		`tfjobs limit=500 continue=""`, `tfjobs limit=500 continue="1"`, `tfjobs limit=500 continue="2"`,
+		`tfjobs limit=500 continue=""`, `tfjobs limit=500 continue="1"`, `tfjobs limit=500 continue="2"`, `trainjobs limit=500 continue=""`,
 		`xgboostjobs limit=500 continue=""`,
 	}
 	if !reflect.DeepEqual(d.lists, want) {
@@ -259,7 +259,7 @@ func TestListFailsWhenEveryKindIsRefused(t *testing.T) {
 	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
 	_, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-b"})
 	want := "you may not list jobs in namespace team-b: list is forbidden on jaxjobs.kubeflow.org, jobs.batch.volcano.sh, " +
-		"mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, xgboostjobs.kubeflow.org"
+		"mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, trainjobs.trainer.kubeflow.org, xgboostjobs.kubeflow.org"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || !apierrors.IsForbidden(err) {
 		t.Fatalf("err %v (exit %d)\nwant %s", err, exit.Code(err), want)
 	}
@@ -315,8 +315,8 @@ func TestParseRef(t *testing.T) {
 		{arg: "TFJob/mnist", want: "tf/mnist"},
 		{arg: "mnist", kind: "pytorchjob", want: "pytorch/mnist"},
 		{arg: "tf/mnist", kind: "tensorflow", want: "tf/mnist"},
-		{arg: "nosuchkind/mnist", usage: `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
-		{arg: "mnist", kind: "nosuchkind", usage: `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{arg: "nosuchkind/mnist", usage: `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
+		{arg: "mnist", kind: "nosuchkind", usage: `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
 		{arg: "tf/mnist", kind: "pytorch", usage: `"tf/mnist" is a tf job but --kind says pytorch`},
 		{arg: "tf/", usage: `"tf/": a job is NAME or KIND/NAME`},
 		{arg: "tf/a/b", usage: `"tf/a/b": a job is NAME or KIND/NAME`},
@@ -400,7 +400,7 @@ func TestFindWhenKindsAreRefused(t *testing.T) {
 	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
 	_, _, err := c.Find(ctx, "team-b", jobclient.Ref{Name: "a1"})
 	want := "you may not read jobs in namespace team-b: get is forbidden on colossalaijobs.batch.tensorstack.dev, jaxjobs.kubeflow.org, " +
-		"jobs.batch.volcano.sh, mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, xgboostjobs.kubeflow.org"
+		"jobs.batch.volcano.sh, mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, trainjobs.trainer.kubeflow.org, xgboostjobs.kubeflow.org"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || !apierrors.IsForbidden(err) {
 		t.Errorf("Find(a1) = %v (exit %d)\nwant %s", err, exit.Code(err), want)
 	}

@@ -66,6 +66,13 @@ type Summary struct {
 	Annotations map[string]string `json:"-"`
 }
 
+// Detail is one more line a kind has to say of a job in "easyai get"
+// (kinds.Detailer): a name ("Runtime") and its value, one line of text.
+type Detail struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
 // ReplicaCount is how many replicas run of how many the job asks for.
 type ReplicaCount struct {
 	Ready int32 `json:"ready"`

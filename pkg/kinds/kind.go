@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,9 +71,26 @@ type Suspender interface {
 	Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error
 }
 
-// Registry holds the supported kinds.
+// Detailer is a Kind with more to say of a job in "easyai get" than the
+// common fields: a TrainJob's runtime, its jobs and its trainer's progress.
+type Detailer interface {
+	// Details reads them from the job object alone, in the order shown.
+	Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error)
+}
+
+// NoPriorityClass is a kind whose API cannot set its pods' PriorityClass
+// (a TrainJob: its runtime decides): submit leaves the configuration's
+// priority-class out of its values rather than fail.
+type NoPriorityClass interface {
+	NoPriorityClass()
+}
+
+// Registry holds the supported kinds, and the kinds that are only submitted:
+// rendered as the API kind of a registered one and read back as that one
+// (deepspeed and mlx are TrainJobs).
 type Registry struct {
-	kinds []Kind
+	kinds      []Kind
+	submitOnly []Kind
 }
 
 // NewRegistry returns a registry of the given kinds.
@@ -80,6 +98,43 @@ func NewRegistry(ks ...Kind) *Registry {
 	r := &Registry{kinds: append([]Kind(nil), ks...)}
 	sort.Slice(r.kinds, func(i, j int) bool { return r.kinds[i].Name() < r.kinds[j].Name() })
 	return r
+}
+
+// WithSubmitOnly adds kinds that are only submitted: "easyai submit KIND"
+// and job files naming them know them, every other command reads their jobs
+// as the registered kind of their GroupVersionKind.
+func (r *Registry) WithSubmitOnly(ks ...Kind) *Registry {
+	r.submitOnly = append(r.submitOnly, ks...)
+	sort.Slice(r.submitOnly, func(i, j int) bool { return r.submitOnly[i].Name() < r.submitOnly[j].Name() })
+	return r
+}
+
+// Submittable returns every kind "easyai submit" takes, sorted by name.
+func (r *Registry) Submittable() []Kind {
+	all := append(r.All(), r.submitOnly...)
+	sort.Slice(all, func(i, j int) bool { return all[i].Name() < all[j].Name() })
+	return all
+}
+
+// SubmittableNames returns their names.
+func (r *Registry) SubmittableNames() []string {
+	var names []string
+	for _, k := range r.Submittable() {
+		names = append(names, k.Name())
+	}
+	return names
+}
+
+// LookupSubmittable finds a kind "easyai submit" takes by name or alias,
+// else as Lookup does.
+func (r *Registry) LookupSubmittable(name string) (Kind, bool) {
+	lower := strings.ToLower(name)
+	for _, k := range r.submitOnly {
+		if k.Name() == lower || slices.Contains(k.Aliases(), lower) {
+			return k, true
+		}
+	}
+	return r.Lookup(name)
 }
 
 // All returns every kind, sorted by name.

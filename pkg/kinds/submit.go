@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -108,4 +109,12 @@ type BackendProbe struct {
 	// Served reports whether the cluster serves the API resource (its CRD
 	// is installed); nil when Offline.
 	Served func(ctx context.Context, gvr schema.GroupVersionResource) (bool, error)
+	// Get reads one object (namespace "" for a cluster-scoped one), e.g.
+	// the runtime a TrainJob names; nil when Offline.
+	Get func(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)
+	// Namespace is the job's.
+	Namespace string
+	// KubeflowBackend is the configuration's choice where both Kubeflow
+	// operators serve a kind ("" for the default).
+	KubeflowBackend string
 }

@@ -72,8 +72,11 @@ func helmTemplate(t *testing.T, chartName, releaseName string, valueFiles, set [
 func TestMatchesHelmTemplate(t *testing.T) {
 	for _, c := range goldenCases {
 		workers := "roles.worker.replicas=3"
-		if c.chart == "volcano" {
+		switch c.chart {
+		case "volcano":
 			workers = "tasks.worker.replicas=3"
+		case "trainjob", "deepspeed", "mlx":
+			workers = "roles.node.replicas=3"
 		}
 		for i, set := range [][]string{nil, {workers, "labels.team=ml", "runPolicy.gang=true"}} {
 			name := c.name

@@ -22,6 +22,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/volcano"
 	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
@@ -51,6 +52,13 @@ var goldenCases = []goldenCase{
 	{"colossalai-t9k", colossalai.New(), "colossalai"},
 	{"colossalai-volcano", colossalai.OnVolcano{}, "colossalai-volcano"},
 	{"colossalai-volcano-debug", colossalai.OnVolcano{}, "colossalai-volcano"},
+	{"trainjob-torch", trainjob.New(), "trainjob"},
+	{"trainjob-initializer", trainjob.New(), "trainjob"},
+	{"deepspeed-minimal", trainjob.DeepSpeed(), "deepspeed"},
+	{"mlx-minimal", trainjob.MLX(), "mlx"},
+	{"pytorch-trainer", trainjob.OnTrainer{Kind: trainjob.New(), Of: "pytorch", ChartName: "pytorchjob-trainer", Runtime: "torch-distributed"}, "pytorchjob-trainer"},
+	{"jax-trainer", trainjob.OnTrainer{Kind: trainjob.New(), Of: "jax", ChartName: "jaxjob-trainer", Runtime: "jax-distributed"}, "jaxjob-trainer"},
+	{"xgboost-trainer", trainjob.OnTrainer{Kind: trainjob.New(), Of: "xgboost", ChartName: "xgboostjob-trainer", Runtime: "xgboost-distributed"}, "xgboostjob-trainer"},
 }
 
 // valueFiles reads values files as the CLI does, once.

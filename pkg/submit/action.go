@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/shlex"
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -49,6 +50,9 @@ type Settings struct {
 	GPUResource   string
 	// Labels go on every job, under the user's --label.
 	Labels map[string]string
+	// KubeflowBackend chooses between the training-operator and Kubeflow
+	// Trainer v2 where a cluster has both ("": the training-operator).
+	KubeflowBackend string
 }
 
 // Submission is one "easyai submit", as helm's install action is one
@@ -119,9 +123,9 @@ func KindOfJobFile(reg *kinds.Registry, file render.ValueFile) (kinds.Kind, erro
 	if head.Kind == "" {
 		return nil, exit.UsageErrorf("-f %s: %w (add e.g. \"kind: tf\"), or use easyai submit KIND -f", file.Name, ErrJobFileNamesNoKind)
 	}
-	k, ok := reg.Lookup(head.Kind)
+	k, ok := reg.LookupSubmittable(head.Kind)
 	if !ok {
-		return nil, exit.UsageErrorf("-f %s: unknown kind %q (known: %s)", file.Name, head.Kind, strings.Join(reg.Names(), ", "))
+		return nil, exit.UsageErrorf("-f %s: unknown kind %q (known: %s)", file.Name, head.Kind, strings.Join(reg.SubmittableNames(), ", "))
 	}
 	return k, nil
 }
@@ -131,7 +135,7 @@ func KindOfJobFile(reg *kinds.Registry, file render.ValueFile) (kinds.Kind, erro
 func (s *Submission) Validate() error {
 	if s.Kind == nil {
 		if len(s.JobFiles) == 0 {
-			return exit.UsageErrorf("name the kind (%s) or give a job file with -f", strings.Join(s.Kinds.Names(), ", "))
+			return exit.UsageErrorf("name the kind (%s) or give a job file with -f", strings.Join(s.Kinds.SubmittableNames(), ", "))
 		}
 		k, err := KindOfJobFile(s.Kinds, s.JobFiles[0])
 		if err != nil {
@@ -246,9 +250,10 @@ func (s *Submission) backend(ctx context.Context) (kinds.Kind, error) {
 	if !ok {
 		return s.Kind, nil
 	}
-	probe := kinds.BackendProbe{Offline: s.DryRun == DryRunClient}
+	probe := kinds.BackendProbe{Offline: s.DryRun == DryRunClient, Namespace: s.Namespace, KubeflowBackend: s.Settings.KubeflowBackend}
 	if !probe.Offline {
 		probe.Served = s.Served
+		probe.Get = s.get
 	}
 	flags := s.BackendFlags
 	if flags == nil {
@@ -261,6 +266,18 @@ func (s *Submission) backend(ctx context.Context) (kinds.Kind, error) {
 	return k, err
 }
 
+// get reads one object for a backend choice.
+func (s *Submission) get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+	client, err := s.Dynamic()
+	if err != nil {
+		return nil, err
+	}
+	if namespace == "" {
+		return client.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	}
+	return client.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
 // fillDefaults completes the values: a generated name, the queue and
 // priority of the settings, and the image and command from the settings or,
 // on a terminal, from the user. It also refuses a "kind" value naming
@@ -271,8 +288,8 @@ func (s *Submission) fillDefaults(req *Request) error {
 		return err
 	}
 	if named, ok := resolved["kind"].(string); ok && named != "" {
-		if k, known := s.Kinds.Lookup(named); !known || k.Name() != s.Kind.Name() {
-			return exit.UsageErrorf("%s %q: this is a %s job (known kinds: %s)", req.Source("kind"), named, s.Kind.Name(), strings.Join(s.Kinds.Names(), ", "))
+		if k, known := s.Kinds.LookupSubmittable(named); !known || k.Name() != s.Kind.Name() {
+			return exit.UsageErrorf("%s %q: this is a %s job (known kinds: %s)", req.Source("kind"), named, s.Kind.Name(), strings.Join(s.Kinds.SubmittableNames(), ", "))
 		}
 	}
 	if name, _ := resolved["name"].(string); name == "" {
@@ -285,7 +302,8 @@ func (s *Submission) fillDefaults(req *Request) error {
 	if rp, _ := resolved["runPolicy"].(map[string]any); s.Settings.Queue != "" && (rp == nil || rp["queue"] == nil || rp["queue"] == "") {
 		req.Values = render.MergeMaps(req.Values, map[string]any{"runPolicy": map[string]any{"queue": s.Settings.Queue}})
 	}
-	if p, _ := resolved["priorityClassName"].(string); p == "" && s.Settings.PriorityClass != "" {
+	_, noPriority := req.Kind.(kinds.NoPriorityClass)
+	if p, _ := resolved["priorityClassName"].(string); p == "" && s.Settings.PriorityClass != "" && !noPriority {
 		if err := CheckObjectName("PriorityClass")("the configuration's priority-class", s.Settings.PriorityClass); err != nil {
 			return err
 		}

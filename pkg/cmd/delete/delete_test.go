@@ -69,8 +69,8 @@ func TestNewCmdDeleteBadInput(t *testing.T) {
 		{"mnist --all --yes", false, "--all deletes every job: give it without job names (got mnist)"},
 		{"mnist -l a=b --yes", false, "-l and --experiment select jobs for --all: give --all too, or name the jobs"},
 		{"--all -l a==b=c --yes", false, `--selector "a==b=c": `},
-		{"--all --kind nosuchkind --yes", false, `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
-		{"nosuchkind/mnist --yes", false, `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{"--all --kind nosuchkind --yes", false, `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
+		{"nosuchkind/mnist --yes", false, `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {

@@ -156,6 +156,9 @@ func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 	field("Command", printers.ShellJoin(d.Command))
 	field("Workers", fmt.Sprintf("%d/%d running", s.Workers.Ready, s.Workers.Total))
 	field("GPUs", printers.GPUs(s.GPUs))
+	for _, detail := range d.Details {
+		field(detail.Name, detail.Value)
+	}
 
 	fmt.Fprintln(w)
 	if len(d.Replicas) == 0 {

@@ -69,8 +69,8 @@ func TestNewCmdGetBadInput(t *testing.T) {
 	tests := []struct{ args, err string }{
 		{"", `"get" needs a job: NAME or KIND/NAME (got 0 arguments)`},
 		{"a b", `"get" needs a job: NAME or KIND/NAME (got 2 arguments)`},
-		{"nosuchkind/mnist", `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
-		{"mnist --kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{"nosuchkind/mnist", `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
+		{"mnist --kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
 		{"tf/mnist --kind pytorch", `"tf/mnist" is a tf job but --kind says pytorch`},
 		{"mnist -o wide", `-o "wide": must be one of json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE, go-template=TEMPLATE, go-template-file=FILE`},
 		{"mnist --raw -o name", `--raw prints YAML or JSON, not -o name`},

@@ -82,7 +82,7 @@ func TestNewCmdListBadInput(t *testing.T) {
 	tests := []struct{ args, err string }{
 		{"--status bogus", `--status "bogus": not a state (states: queued, pending, running, succeeded, failed, suspended, stopping, stopped, unknown)`},
 		{"--status running,nope", `--status "nope": not a state (states: queued, pending, running, succeeded, failed, suspended, stopping, stopped, unknown)`},
-		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`},
+		{"--kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
 		{"-o table", `-o "table": must be one of wide, json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE`},
 		{"--mine --user bob", `--mine and --user "bob": give one of them`},
 		{"-l team==a=b", `--selector "team==a=b"`},

@@ -55,7 +55,7 @@ func TestLogsUsageErrors(t *testing.T) {
 		"mnist -f --previous":        "--previous prints a finished run's log: it cannot be followed (-f)",
 		"mnist --max-log-requests 0": "--max-log-requests 0: must be at least 1",
 		"mnist --tail -5":            "--tail -5: must be -1 (all) or more",
-		"nosuchkind/mnist":           `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, volcano, xgboost)`,
+		"nosuchkind/mnist":           `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`,
 	}
 	for args, want := range tests {
 		f, _, _ := cmdutiltest.Factory(t, false, nil, nil)

@@ -79,7 +79,7 @@ logs of every replica meanwhile, as "easyai logs -f" does.`,
 		},
 	}
 	addCommonFlags(cmd, o)
-	for _, k := range f.Kinds.All() {
+	for _, k := range f.Kinds.Submittable() {
 		cmd.AddCommand(newCmdKind(f, k, runF))
 	}
 	return cmd
@@ -283,7 +283,7 @@ func (o *Options) Complete() error {
 	if err != nil {
 		return err
 	}
-	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource, Labels: cfg.Labels}
+	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource, Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend}
 	s.CLIVersion = build.Version
 	if o.IO.CanPrompt() {
 		s.Prompter = f.Prompter

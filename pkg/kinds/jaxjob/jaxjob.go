@@ -5,6 +5,7 @@
 package jaxjob
 
 import (
+	"context"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,6 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 )
 
 // Kind is the JAXJob kind; use New.
@@ -46,6 +48,7 @@ func (Kind) SubmitExample() string {
 
 // SubmitFlags checks --workers; JAX has no flags of its own.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	trainjob.AddBackendFlag(fs)
 	kinds.DescribeWorkers(fs, "number of workers (processes of jax.distributed), the first being the coordinator")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
 		if !common.Changed("workers") {
@@ -56,4 +59,11 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		}
 		return map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": common.Workers}}}, nil
 	}
+}
+
+// SubmitBackend implements kinds.BackendChooser: the training-operator's
+// kind, or a TrainJob on jax-distributed (trainjob.ChooseBackend).
+func (k Kind) SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe kinds.BackendProbe) (kinds.Kind, string, error) {
+	on := trainjob.OnTrainer{Kind: trainjob.New(), Of: k.Name(), ChartName: "jaxjob-trainer", Runtime: "jax-distributed"}
+	return trainjob.ChooseBackend(ctx, k, on, flags, probe)
 }

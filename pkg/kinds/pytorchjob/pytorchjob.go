@@ -5,6 +5,7 @@
 package pytorchjob
 
 import (
+	"context"
 	"regexp"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
@@ -14,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 )
 
 // Kind is the PyTorchJob kind; use New.
@@ -36,6 +38,7 @@ var nprocPerNode = regexp.MustCompile(`^([1-9][0-9]*|auto|cpu|gpu)$`)
 
 // SubmitFlags adds PyTorch's own flags: processes per node and elastic bounds.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	trainjob.AddBackendFlag(fs)
 	var nproc string
 	var elasticMin, elasticMax int
 	fs.StringVar(&nproc, "nproc-per-node", "", `processes per node for torchrun: a number, "auto", "cpu" or "gpu"`)
@@ -80,4 +83,11 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		}
 		return values, nil
 	}
+}
+
+// SubmitBackend implements kinds.BackendChooser: the training-operator's
+// kind, or a TrainJob on torch-distributed (trainjob.ChooseBackend).
+func (k Kind) SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe kinds.BackendProbe) (kinds.Kind, string, error) {
+	on := trainjob.OnTrainer{Kind: trainjob.New(), Of: k.Name(), ChartName: "pytorchjob-trainer", Runtime: "torch-distributed"}
+	return trainjob.ChooseBackend(ctx, k, on, flags, probe)
 }

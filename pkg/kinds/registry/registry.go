@@ -10,6 +10,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds/paddlejob"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
+	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/volcano"
 	"github.com/easyai-dev/easyai/pkg/kinds/xgboostjob"
 )
@@ -25,5 +26,9 @@ func Default() *kinds.Registry {
 		jaxjob.New(),
 		volcano.New(),
 		colossalai.New(),
+		trainjob.New(),
+	).WithSubmitOnly(
+		trainjob.DeepSpeed(),
+		trainjob.MLX(),
 	)
 }

@@ -48,6 +48,7 @@ func variantsOf(t *testing.T, k kinds.Kind) []variant {
 			{Served: func(context.Context, schema.GroupVersionResource) (bool, error) { return true, nil }},
 			{Served: func(context.Context, schema.GroupVersionResource) (bool, error) { return false, nil }},
 			{Offline: true},
+			{Offline: true, KubeflowBackend: "trainer"},
 		} {
 			backend, _, err := chooser.SubmitBackend(t.Context(), flags, probe)
 			if err != nil {
@@ -96,6 +97,10 @@ func submitValues(t *testing.T, k kinds.Kind) map[string]any {
 	values["name"] = "minimal"
 	values["image"] = "registry.example.com/train:1"
 	values["command"] = []string{"python", "train.py"}
+	if k.Name() == "trainjob" {
+		// submit trainjob requires --runtime.
+		values["runtime"] = map[string]any{"name": "torch-distributed"}
+	}
 	values["labels"] = map[string]string{
 		jobmodel.ManagedByLabel: jobmodel.ManagedByValue, jobmodel.NameLabel: "minimal", jobmodel.KindLabel: k.Name(),
 	}
@@ -117,7 +122,7 @@ func TestEveryKindRendersDecodesAndHasAGoldenFile(t *testing.T) {
 		t.Fatal("the registry has no kinds")
 	}
 	goldens := goldenKinds(t)
-	for _, k := range reg.All() {
+	for _, k := range reg.Submittable() {
 		t.Run(k.Name(), func(t *testing.T) {
 			for _, v := range variantsOf(t, k) {
 				gvk := v.kind.GroupVersionKind()
@@ -183,7 +188,7 @@ func goldenKinds(t *testing.T) map[string][]schema.GroupVersionKind {
 		t.Fatal(err)
 	}
 	out := map[string][]schema.GroupVersionKind{}
-	names := registry.Default().Names()
+	names := registry.Default().SubmittableNames()
 	for _, g := range goldens {
 		data, err := os.ReadFile(g)
 		if err != nil {
@@ -211,7 +216,7 @@ func goldenKinds(t *testing.T) map[string][]schema.GroupVersionKind {
 // charts the registered kinds render with, each named as its folder.
 func TestEveryChartFolderBelongsToAKind(t *testing.T) {
 	used := map[string]bool{render.LibraryName: true}
-	for _, k := range registry.Default().All() {
+	for _, k := range registry.Default().Submittable() {
 		for _, v := range variantsOf(t, k) {
 			used[v.chart] = true
 		}

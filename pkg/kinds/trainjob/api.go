@@ -1,10 +1,13 @@
 // Package trainjob is Kubeflow Trainer v2's TrainJob
-// (trainer.kubeflow.org/v1alpha1) as easyai reads it: a typed subset of its
-// API, written from the trainer's v2.3.0 Go types (the module itself needs a
-// newer k8s.io than easyai's), and how a TrainJob's status maps onto
-// easyai's states.
+// (trainer.kubeflow.org/v1alpha1): the trainjob kind, the kinds that are
+// TrainJobs on one runtime (deepspeed, mlx), and the training-operator kinds
+// rendered as TrainJobs (OnTrainer, chosen by ChooseBackend). Its API is a
+// typed subset written from the trainer's v2.3.0 Go types (the module
+// itself needs a newer k8s.io than easyai's).
 //
-// The kind itself (chart, flags, registry) is not registered yet.
+// The trainer turns a TrainJob into a JobSet of the same name, whose
+// replicated jobs (node, launcher, dataset-initializer, ...) are Jobs whose
+// pods carry the JobSet's labels: easyai finds them by those.
 package trainjob
 
 import (

@@ -5,6 +5,7 @@
 package xgboostjob
 
 import (
+	"context"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,6 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 )
 
 // Kind is the XGBoostJob kind; use New.
@@ -48,6 +50,7 @@ func (Kind) SubmitExample() string {
 // SubmitFlags maps --workers onto the master and the workers; XGBoost has no
 // flags of its own.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	trainjob.AddBackendFlag(fs)
 	kinds.DescribeWorkers(fs, "number of nodes, the first being the master")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
 		if !common.Changed("workers") {
@@ -61,4 +64,11 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			"worker": map[string]any{"replicas": common.Workers - 1},
 		}}, nil
 	}
+}
+
+// SubmitBackend implements kinds.BackendChooser: the training-operator's
+// kind, or a TrainJob on xgboost-distributed (trainjob.ChooseBackend).
+func (k Kind) SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe kinds.BackendProbe) (kinds.Kind, string, error) {
+	on := trainjob.OnTrainer{Kind: trainjob.New(), Of: k.Name(), ChartName: "xgboostjob-trainer", Runtime: "xgboost-distributed"}
+	return trainjob.ChooseBackend(ctx, k, on, flags, probe)
 }

@@ -1,0 +1,285 @@
+package trainjob
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/printers"
+)
+
+// listed is what list reads of a TrainJob, decoded straight from JSON.
+type listed struct {
+	Kind     string              `json:"kind"`
+	Metadata jobmodel.ObjectMeta `json:"metadata"`
+	Spec     Spec                `json:"spec"`
+	Status   Status              `json:"status"`
+}
+
+// Summarize reads list's view of a TrainJob.
+func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return jobmodel.Summary{}, err
+	}
+	return k.SummarizeJSON(data, gpu)
+}
+
+// SummarizeJSON is Summarize of a job as the API server sent it. Its
+// replicas are its nodes (spec.trainer.numNodes; 0 when the runtime's
+// default is used, which the job does not hold), all counted ready once the
+// trainer's Job is (the trainer counts Jobs, not pods). It started when it
+// was created (a TrainJob records no start), and finished when Complete or
+// Failed became true.
+func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error) {
+	var j listed
+	if err := json.Unmarshal(data, &j); err != nil {
+		return jobmodel.Summary{}, fmt.Errorf("TrainJob: %w", err)
+	}
+	tj := &TrainJob{Spec: j.Spec, Status: j.Status}
+	s := jobmodel.NewSummary(j.Kind, j.Metadata)
+	s.Status = State(tj)
+	s.Status.Reason = oneLine(s.Status.Reason)
+	s.Status.Message = oneLine(s.Status.Message)
+	nodes := Nodes(tj)
+	s.Workers.Total = nodes
+	if s.Status.State == jobmodel.Running {
+		s.Workers.Ready = nodes
+	}
+	if t := j.Spec.Trainer; t != nil && t.ResourcesPerNode != nil {
+		s.GPUs = float64(int64(nodes) * jobmodel.GPUs(*t.ResourcesPerNode, gpu))
+	}
+	if s.Status.State != jobmodel.Pending && s.Status.State != jobmodel.Suspended {
+		created := s.Created
+		s.Started = &created
+	}
+	if s.Status.State.Final() {
+		var last time.Time
+		for _, c := range j.Status.Conditions {
+			if (c.Type == ConditionComplete || c.Type == ConditionFailed) && c.Status == metav1.ConditionTrue && c.LastTransitionTime.After(last) {
+				last = c.LastTransitionTime.Time
+			}
+		}
+		if !last.IsZero() {
+			s.Finished = &last
+		}
+	}
+	return s, nil
+}
+
+// maxPending bounds the Pending replicas listed before a job has pods.
+const maxPending = 4096
+
+// Replicas lists the pods of the job's JobSet: the replicated job each
+// belongs to is its role (node, launcher, dataset-initializer, ...), its
+// Job's completion index its index (node-0, node-1, ...). The runtime
+// decides how many pods each role has, which the job object does not say:
+// before the job has any pod its nodes (numNodes, at least 1) are listed
+// Pending, and once it has pods, only those.
+func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmodel.Replica, error) {
+	set := jobmodel.NewReplicaSet()
+	roles := map[string]bool{}
+	for i := range pods {
+		p := &pods[i]
+		role, index, ok := ReplicaOf(p)
+		if !ok || p.Labels[JobSetNameLabel] != obj.GetName() {
+			continue
+		}
+		roles[role] = true
+		set.Observe(jobmodel.ReplicaFromPod(role, index, p))
+	}
+	if len(roles) == 0 {
+		nodes, _, err := unstructured.NestedInt64(obj.Object, "spec", "trainer", "numNodes")
+		if err != nil {
+			return nil, err
+		}
+		// numNodes is the cluster's word: a few thousand placeholders at most.
+		for i := 0; i < int(min(max(nodes, 1), maxPending)); i++ {
+			set.Expect(TrainerJob, i)
+		}
+		roles[TrainerJob] = true
+	}
+	return set.Sorted(roleOrder(roles)), nil
+}
+
+// ReplicaOf reads a pod's role and index from its labels: the replicated
+// job and the completion index (plus the Job's index times nothing: the
+// runtimes run one Job per replicated job).
+func ReplicaOf(p *corev1.Pod) (string, int, bool) {
+	role := p.Labels[ReplicatedJobLabel]
+	if role == "" {
+		return "", 0, false
+	}
+	idx := p.Annotations[CompletionIndexAnno]
+	if idx == "" {
+		idx = p.Labels[CompletionIndexAnno]
+	}
+	if idx == "" {
+		idx = "0"
+	}
+	n, err := strconv.Atoi(idx)
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	if j, err := strconv.Atoi(p.Labels[JobIndexLabel]); err == nil && j > 0 {
+		// A replicated job of several Jobs: role-JOB-INDEX keeps them apart.
+		role = role + "-" + strconv.Itoa(j)
+	}
+	return role, n, true
+}
+
+// roleOrder puts the initializers first, then the launcher, then the
+// nodes, then the rest by name.
+func roleOrder(roles map[string]bool) []string {
+	first := []string{"dataset-initializer", "model-initializer", "launcher", TrainerJob}
+	var out []string
+	for _, r := range first {
+		if roles[r] {
+			out = append(out, r)
+			delete(roles, r)
+		}
+	}
+	var rest []string
+	for r := range roles {
+		rest = append(rest, r)
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+// Details implements kinds.Detailer: the runtime, the Jobs of each
+// replicated job, the trainer's progress and metrics when it reports them,
+// and the conditions' reasons.
+func (Kind) Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error) {
+	var j TrainJob
+	if err := runtime2typed(obj, &j); err != nil {
+		return nil, err
+	}
+	var out []jobmodel.Detail
+	add := func(name, value string) {
+		out = append(out, jobmodel.Detail{Name: name, Value: oneLine(value)})
+	}
+	kind := ClusterRuntimeKind
+	if j.Spec.RuntimeRef.Kind != nil && *j.Spec.RuntimeRef.Kind != "" {
+		kind = *j.Spec.RuntimeRef.Kind
+	}
+	add("Runtime", kind+" "+j.Spec.RuntimeRef.Name)
+	var jobs []string
+	for _, js := range j.Status.JobsStatus {
+		var parts []string
+		for _, c := range []struct {
+			what string
+			n    *int32
+		}{{"active", js.Active}, {"ready", js.Ready}, {"succeeded", js.Succeeded}, {"failed", js.Failed}, {"suspended", js.Suspended}} {
+			if count(c.n) > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", count(c.n), c.what))
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{"none yet"}
+		}
+		jobs = append(jobs, js.Name+": "+strings.Join(parts, ", "))
+	}
+	if len(jobs) > 0 {
+		add("Jobs", strings.Join(jobs, "; "))
+	}
+	if ts := j.Status.TrainerStatus; ts != nil {
+		if ts.ProgressPercentage != nil {
+			progress := fmt.Sprintf("%d%%", *ts.ProgressPercentage)
+			if ts.EstimatedRemainingSeconds != nil {
+				progress += fmt.Sprintf(", about %s left", printers.HumanDuration(time.Duration(*ts.EstimatedRemainingSeconds)*time.Second))
+			}
+			add("Progress", progress)
+		}
+		if len(ts.Metrics) > 0 {
+			var ms []string
+			for _, m := range ts.Metrics {
+				ms = append(ms, m.Name+"="+m.Value)
+			}
+			add("Metrics", strings.Join(ms, ", "))
+		}
+	}
+	var conds []string
+	for _, c := range j.Status.Conditions {
+		text := fmt.Sprintf("%s=%s", c.Type, c.Status)
+		if c.Reason != "" {
+			text += " (" + c.Reason + ")"
+		}
+		conds = append(conds, text)
+	}
+	if len(conds) > 0 {
+		add("Conditions", strings.Join(conds, ", "))
+	}
+	return out, nil
+}
+
+// runtime2typed decodes a TrainJob leniently (a newer trainer may add
+// fields easyai does not know).
+func runtime2typed(obj *unstructured.Unstructured, into *TrainJob) error {
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		return fmt.Errorf("TrainJob %s: %w", obj.GetName(), err)
+	}
+	return nil
+}
+
+// Suspend sets spec.suspend: the trainer suspends the JobSet, whose Jobs
+// delete their pods; the job is kept.
+func (k Kind) Suspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
+	var j TrainJob
+	if err := runtime2typed(obj, &j); err != nil {
+		return err
+	}
+	if st := State(&j); st.State.Final() {
+		return fmt.Errorf("trainjob/%s is %s: only a job that has not ended can be suspended", obj.GetName(), st.State)
+	}
+	return k.setSuspend(ctx, dyn, obj, true)
+}
+
+// ResumeWarning: the pods of a resumed TrainJob start anew.
+func (Kind) ResumeWarning(*unstructured.Unstructured) string {
+	return "the trainer's pods start anew: the training starts again from its beginning (or from the checkpoint your script loads)"
+}
+
+// Resume clears spec.suspend.
+func (k Kind) Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
+	return k.setSuspend(ctx, dyn, obj, false)
+}
+
+func (k Kind) setSuspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, suspend bool) error {
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"suspend": suspend}})
+	if err != nil {
+		return err
+	}
+	_, err = dyn.Resource(k.Resource()).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "easyai"})
+	if err != nil {
+		return fmt.Errorf("trainjob/%s: setting spec.suspend=%t: %w", obj.GetName(), suspend, err)
+	}
+	return nil
+}
+
+// oneLine is text from the cluster made safe for one line of a terminal:
+// control characters (newlines, escapes) become spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,281 @@
+package trainjob
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/easyai-dev/easyai/charts"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/kinds"
+)
+
+// The labels the JobSet controller puts on the pods of a TrainJob's JobSet
+// (named as the TrainJob), and the Job controller's index of a pod.
+const (
+	JobSetNameLabel     = "jobset.sigs.k8s.io/jobset-name"
+	ReplicatedJobLabel  = "jobset.sigs.k8s.io/replicatedjob-name"
+	JobIndexLabel       = "jobset.sigs.k8s.io/job-index"
+	CompletionIndexAnno = "batch.kubernetes.io/job-completion-index"
+	// FrameworkLabel is the label of a runtime naming its framework.
+	FrameworkLabel = "trainer.kubeflow.org/framework"
+)
+
+// Runtimes are the API resources of training runtimes.
+var (
+	ClusterRuntimes = GroupVersion.WithResource("clustertrainingruntimes")
+	Runtimes        = GroupVersion.WithResource("trainingruntimes")
+)
+
+// Kind is the TrainJob kind, or, named otherwise, one of the kinds that are
+// TrainJobs on a given runtime (deepspeed, mlx); use New, DeepSpeed or MLX.
+type Kind struct {
+	name    string
+	aliases []string
+	chart   string
+	// runtime is the runtime the chart defaults to ("": --runtime is
+	// required).
+	runtime string
+}
+
+// New returns the TrainJob kind.
+func New() Kind {
+	return Kind{name: "trainjob", aliases: []string{"trainjobs", "tj"}, chart: "trainjob"}
+}
+
+// DeepSpeed is "easyai submit deepspeed": a TrainJob on deepspeed-distributed.
+func DeepSpeed() Kind {
+	return Kind{name: "deepspeed", aliases: []string{"ds"}, chart: "deepspeed", runtime: "deepspeed-distributed"}
+}
+
+// MLX is "easyai submit mlx": a TrainJob on mlx-distributed.
+func MLX() Kind {
+	return Kind{name: "mlx", chart: "mlx", runtime: "mlx-distributed"}
+}
+
+func (k Kind) Name() string      { return k.name }
+func (k Kind) Aliases() []string { return k.aliases }
+func (k Kind) Chart() fs.FS      { return charts.Get(k.chart) }
+func (Kind) Operator() string {
+	return "Kubeflow Trainer v2 (its trainer-controller-manager, with the JobSet controller)"
+}
+
+// NoPriorityClass implements kinds.NoPriorityClass.
+func (Kind) NoPriorityClass() {}
+
+// GroupVersionKind of TrainJobs.
+func (Kind) GroupVersionKind() schema.GroupVersionKind { return GroupVersion.WithKind(KindName) }
+
+// Resource of TrainJobs.
+func (Kind) Resource() schema.GroupVersionResource { return GroupVersion.WithResource(Plural) }
+
+// PodSelector selects the pods of the TrainJob's JobSet, which the trainer
+// names as the TrainJob: its nodes and its initializers.
+func (Kind) PodSelector(jobName string) string { return JobSetNameLabel + "=" + jobName }
+
+// Decode strictly decodes a rendered TrainJob.
+func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
+	into := &TrainJob{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return into, nil
+}
+
+// SubmitLong implements kinds.SubmitDoc.
+func (k Kind) SubmitLong() string {
+	on := "on the training runtime --runtime names (easyai runtimes lists them)"
+	if k.runtime != "" {
+		on = "on the ClusterTrainingRuntime " + k.runtime + " (another with --runtime)"
+	}
+	return fmt.Sprintf(`Submit a TrainJob of Kubeflow Trainer v2 (trainer.kubeflow.org/v1alpha1)
+%s. The trainer turns it into a JobSet whose Jobs make
+the pods: the nodes (replica node-N), and where the runtime has them a
+launcher (launcher-0) and initializers (dataset-initializer-0,
+model-initializer-0). "easyai logs", "exec" and "attach" take those names.
+
+The flags map onto the TrainJob: --image, the command after "--" and --env
+onto spec.trainer; --workers is numNodes, --nproc-per-node numProcPerNode,
+--gpus/--cpu/--memory resourcesPerNode; --dataset and --model (hf://...,
+s3://...) the initializers, with --initializer-secret naming the Secret of
+their credentials (never read by easyai); --suspend and --max-duration
+(activeDeadlineSeconds). Node selectors, tolerations, --data, --shm-size,
+image pull Secrets and labels go into one runtime patch. --gang needs a
+runtime with a podGroupPolicy, which the submit checks. What a TrainJob
+cannot set (--retry, --priority, --working-dir, ...) exits 2 naming the flag.
+docs/trainer.md says what maps to what.`, on)
+}
+
+// SubmitExample implements kinds.SubmitDoc.
+func (k Kind) SubmitExample() string {
+	switch k.name {
+	case "deepspeed":
+		return `  # 2 nodes with 8 GPUs each; the launcher runs the command over MPI
+  easyai submit deepspeed --workers 2 --gpus 8 --image ghcr.io/kubeflow/trainer/deepspeed-runtime -- deepspeed train.py`
+	case "mlx":
+		return `  easyai submit mlx --workers 2 --image ghcr.io/kubeflow/trainer/mlx-runtime -- python3 train.py`
+	}
+	return `  # 3 nodes of torch-distributed, 4 GPUs and 4 processes each
+  easyai submit trainjob --runtime torch-distributed --workers 3 --gpus 4 --nproc-per-node 4 --image pytorch/pytorch:2.4 -- torchrun train.py
+  # fetch a model and a dataset first, with the credentials of a Secret
+  easyai submit trainjob --runtime torchtune-llama3.2-1b --dataset hf://tatsu-lab/alpaca --model hf://meta-llama/Llama-3.2-1B-Instruct --initializer-secret hf-token --image my/tune:1 -- tune run
+  # a TrainingRuntime of the namespace; created suspended
+  easyai submit trainjob --runtime trainingruntime/my-torch --suspend --image my/img:1 -- python train.py`
+}
+
+// unsupported are the common flags a TrainJob cannot honour.
+var unsupported = []struct{ flag, why string }{
+	{"retry", "its runtime's Jobs set how often a pod is retried (backoffLimit)"},
+	{"ttl-after-finished", "its runtime's JobSet template decides what is kept"},
+	{"clean-pod-policy", "its runtime's JobSet template decides what is kept"},
+	{"working-dir", "the trainer has no working directory: cd in the command"},
+	{"image-pull-policy", "its runtime's template decides it"},
+	{"priority", "a runtime patch cannot set the pods' PriorityClass"},
+}
+
+// CheckFlags is a usage error naming the first flag set that a TrainJob
+// cannot honour; changed tells whether the user set a flag.
+func CheckFlags(changed func(string) bool) error {
+	for _, u := range unsupported {
+		if changed(u.flag) {
+			return exit.UsageErrorf("--%s: a TrainJob cannot honour it (%s)", u.flag, u.why)
+		}
+	}
+	return nil
+}
+
+var storageURI = regexp.MustCompile(`^(hf|s3)://[^\s]+$`)
+
+// ParseRuntime reads --runtime: NAME or clustertrainingruntime/NAME (a
+// ClusterTrainingRuntime), trainingruntime/NAME (a TrainingRuntime of the
+// job's namespace).
+func ParseRuntime(arg string) (kind, name string, err error) {
+	kind, name = ClusterRuntimeKind, arg
+	if prefix, rest, ok := strings.Cut(arg, "/"); ok {
+		switch strings.ToLower(prefix) {
+		case "clustertrainingruntime", "ctr":
+		case "trainingruntime", "tr":
+			kind = RuntimeKind
+		default:
+			return "", "", exit.UsageErrorf("--runtime %q: want NAME, clustertrainingruntime/NAME or trainingruntime/NAME", arg)
+		}
+		name = rest
+	}
+	if err := checkObjectName(name); err != nil {
+		return "", "", exit.UsageErrorf("--runtime %q: %v", arg, err)
+	}
+	return kind, name, nil
+}
+
+// SubmitFlags adds the TrainJob's own flags.
+func (k Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
+	var runtimeArg, dataset, model, secret string
+	var nproc int
+	var suspend bool
+	kinds.DescribeWorkers(fs, "number of nodes (spec.trainer.numNodes)")
+	runtimeHelp := "training runtime: NAME (a ClusterTrainingRuntime) or trainingruntime/NAME (of the namespace); easyai runtimes lists them"
+	if k.runtime != "" {
+		runtimeHelp += " (default " + k.runtime + ")"
+	}
+	fs.StringVar(&runtimeArg, "runtime", "", runtimeHelp)
+	fs.IntVar(&nproc, "nproc-per-node", 0, "processes per node (spec.trainer.numProcPerNode; default: the runtime's)")
+	fs.StringVar(&dataset, "dataset", "", "dataset the runtime's dataset-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
+	fs.StringVar(&model, "model", "", "model the runtime's model-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
+	fs.StringVar(&secret, "initializer-secret", "", "Secret (in the namespace) with the initializers' credentials, e.g. HF_TOKEN; named only, never read")
+	fs.BoolVar(&suspend, "suspend", false, "create the job suspended: no pods until easyai resume")
+	return func(common kinds.SubmitCommon) (map[string]any, error) {
+		if err := CheckFlags(common.Changed); err != nil {
+			return nil, err
+		}
+		values := map[string]any{}
+		if runtimeArg != "" {
+			kind, name, err := ParseRuntime(runtimeArg)
+			if err != nil {
+				return nil, err
+			}
+			values["runtime"] = map[string]any{"name": name, "kind": kind}
+			if k.runtime == "" && isMPIRuntime(name) {
+				values["podPatchJobs"] = []any{"node", "launcher"}
+			}
+		}
+		if common.Changed("workers") {
+			if err := kinds.CheckCount("--workers", common.Workers, 1); err != nil {
+				return nil, err
+			}
+			values["roles"] = map[string]any{"node": map[string]any{"replicas": common.Workers}}
+		}
+		if common.Changed("nproc-per-node") {
+			if err := kinds.CheckCount("--nproc-per-node", nproc, 1); err != nil {
+				return nil, err
+			}
+			values["nprocPerNode"] = nproc
+		}
+		init := map[string]any{}
+		for _, src := range []struct{ flag, key, uri string }{{"dataset", "dataset", dataset}, {"model", "model", model}} {
+			if src.uri == "" {
+				continue
+			}
+			if !storageURI.MatchString(src.uri) {
+				return nil, exit.UsageErrorf("--%s %q: want hf://ORG/NAME or s3://BUCKET/PATH", src.flag, src.uri)
+			}
+			s := map[string]any{"storageUri": src.uri}
+			if secret != "" {
+				s["secret"] = secret
+			}
+			init[src.key] = s
+		}
+		if secret != "" {
+			if len(init) == 0 {
+				return nil, exit.UsageErrorf("--initializer-secret %q: give --dataset or --model, whose initializer reads it", secret)
+			}
+			if err := checkObjectName(secret); err != nil {
+				return nil, exit.UsageErrorf("--initializer-secret %q: %v", secret, err)
+			}
+		}
+		if len(init) > 0 {
+			values["initializer"] = init
+		}
+		if common.Changed("suspend") {
+			values["suspend"] = suspend
+		}
+		return values, nil
+	}
+}
+
+// isMPIRuntime tells the default runtimes whose launcher runs the trainer's
+// container too (mlPolicy.mpi with runLauncherAsNode).
+func isMPIRuntime(name string) bool {
+	return name == "deepspeed-distributed" || name == "mlx-distributed"
+}
+
+// SubmitBackend implements kinds.BackendChooser: a TrainJob is always a
+// TrainJob, but before it is created the runtime it names is read, when the
+// flag names it and the user may: a runtime that does not exist, or --gang
+// on a runtime without a podGroupPolicy, exits 2.
+func (k Kind) SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe kinds.BackendProbe) (kinds.Kind, string, error) {
+	kind, name := ClusterRuntimeKind, k.runtime
+	if f := flags.Lookup("runtime"); f != nil && f.Value.String() != "" {
+		var err error
+		if kind, name, err = ParseRuntime(f.Value.String()); err != nil {
+			return nil, "", err
+		}
+	}
+	if name == "" {
+		// A job file names its runtime; the trainer's webhook checks it.
+		return k, "", nil
+	}
+	note, err := checkRuntime(ctx, probe, kind, name, gangAsked(flags))
+	return k, note, err
+}
+
+func gangAsked(flags *pflag.FlagSet) bool {
+	f := flags.Lookup("gang")
+	return f != nil && f.Value.String() == "true"
+}
