@@ -34,6 +34,7 @@ import (
 	opencmd "github.com/easyai-dev/easyai/pkg/cmd/open"
 	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
 	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
+	runtimescmd "github.com/easyai-dev/easyai/pkg/cmd/runtimes"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	suspendcmd "github.com/easyai-dev/easyai/pkg/cmd/suspend"
 	topcmd "github.com/easyai-dev/easyai/pkg/cmd/top"
@@ -139,6 +140,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			resumecmd.NewCmdResume(f, nil),
 			deletecmd.NewCmdDelete(f, nil),
 			topcmd.NewCmdTop(f, nil),
+			runtimescmd.NewCmdRuntimes(f, nil),
 		}},
 		{"replicas", "Working with a job's replicas:", []*cobra.Command{
 			logscmd.NewCmdLogs(f, nil),
