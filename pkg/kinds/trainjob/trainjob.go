@@ -132,7 +132,7 @@ func (k Kind) SubmitExample() string {
 
 // unsupported are the common flags a TrainJob cannot honour.
 var unsupported = []struct{ flag, why string }{
-	{"retry", "its runtime's Jobs set how often a pod is retried (backoffLimit)"},
+	{"retry", "the backoffLimit of its runtime's Jobs says how often a pod is retried"},
 	{"ttl-after-finished", "its runtime's JobSet template decides what is kept"},
 	{"clean-pod-policy", "its runtime's JobSet template decides what is kept"},
 	{"working-dir", "the trainer has no working directory: cd in the command"},
