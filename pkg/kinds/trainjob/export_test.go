@@ -1,0 +1,4 @@
+package trainjob
+
+// MaxPending is maxPending, for the tests of package trainjob_test.
+const MaxPending = maxPending
