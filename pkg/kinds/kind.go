@@ -7,6 +7,7 @@ package kinds
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"slices"
 	"sort"
@@ -14,9 +15,11 @@ import (
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -189,4 +192,33 @@ func DeepCopyJSON[T any](in *T) *T {
 		panic(err)
 	}
 	return out
+}
+
+// SummarizeObject is a kind's Summarize through its SummarizeJSON: the
+// object as the API server would send it.
+func SummarizeObject(k Kind, obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return jobmodel.Summary{}, err
+	}
+	return k.SummarizeJSON(data, gpu)
+}
+
+// SetField sets one field of a job with a JSON merge patch (suspend,
+// resume): path is the field's, as in "spec", "suspend". Only that field is
+// written, never the whole job as it was read.
+func SetField(ctx context.Context, dyn dynamic.Interface, k Kind, obj *unstructured.Unstructured, value any, path ...string) error {
+	var patch any = value
+	for i := len(path) - 1; i >= 0; i-- {
+		patch = map[string]any{path[i]: patch}
+	}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	_, err = dyn.Resource(k.Resource()).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, data, metav1.PatchOptions{FieldManager: "easyai"})
+	if err != nil {
+		return fmt.Errorf("%s/%s: setting %s to %v: %w", k.Name(), obj.GetName(), strings.Join(path, "."), value, err)
+	}
+	return nil
 }

@@ -9,12 +9,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 // The replica types of a ColossalAIJob, as status.tasks names them.
@@ -48,11 +47,7 @@ type listed struct {
 
 // Summarize reads list's view of a ColossalAIJob.
 func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
-	data, err := json.Marshal(obj.Object)
-	if err != nil {
-		return jobmodel.Summary{}, err
-	}
-	return k.SummarizeJSON(data, gpu)
+	return kinds.SummarizeObject(k, obj, gpu)
 }
 
 // SummarizeJSON is Summarize of a job as the API server sent it. Its
@@ -214,13 +209,5 @@ func (k Kind) Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructur
 }
 
 func (k Kind) setPause(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, enabled bool) error {
-	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"runMode": map[string]any{"pause": map[string]any{"enabled": enabled}}}})
-	if err != nil {
-		return err
-	}
-	_, err = dyn.Resource(k.Resource()).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "easyai"})
-	if err != nil {
-		return fmt.Errorf("%s/%s: setting runMode.pause.enabled=%t: %w", k.Name(), obj.GetName(), enabled, err)
-	}
-	return nil
+	return kinds.SetField(ctx, dyn, k, obj, enabled, "spec", "runMode", "pause", "enabled")
 }

@@ -13,10 +13,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -30,11 +30,7 @@ type listed struct {
 
 // Summarize reads list's view of a TrainJob.
 func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
-	data, err := json.Marshal(obj.Object)
-	if err != nil {
-		return jobmodel.Summary{}, err
-	}
-	return k.SummarizeJSON(data, gpu)
+	return kinds.SummarizeObject(k, obj, gpu)
 }
 
 // SummarizeJSON is Summarize of a job as the API server sent it. Its
@@ -262,15 +258,7 @@ func (k Kind) Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructur
 }
 
 func (k Kind) setSuspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, suspend bool) error {
-	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"suspend": suspend}})
-	if err != nil {
-		return err
-	}
-	_, err = dyn.Resource(k.Resource()).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "easyai"})
-	if err != nil {
-		return fmt.Errorf("trainjob/%s: setting spec.suspend=%t: %w", obj.GetName(), suspend, err)
-	}
-	return nil
+	return kinds.SetField(ctx, dyn, k, obj, suspend, "spec", "suspend")
 }
 
 // oneLine is text from the cluster made safe for one line of a terminal:

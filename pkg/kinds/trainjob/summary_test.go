@@ -492,7 +492,7 @@ func TestSuspendRefusesAJobThatEnded(t *testing.T) {
 
 func TestSuspendOfAJobThatIsGone(t *testing.T) {
 	err := trainjob.New().Suspend(context.Background(), fakeDynamic(), job(t, ""))
-	if err == nil || !strings.Contains(err.Error(), "trainjob/tj: setting spec.suspend=true") {
+	if err == nil || !strings.Contains(err.Error(), "trainjob/tj: setting spec.suspend to true") {
 		t.Errorf("%v", err)
 	}
 }

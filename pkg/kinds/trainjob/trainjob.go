@@ -260,8 +260,14 @@ func isMPIRuntime(name string) bool {
 // flag names it and the user may: a runtime that does not exist, or --gang
 // on a runtime without a podGroupPolicy, exits 2.
 func (k Kind) SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe kinds.BackendProbe) (kinds.Kind, string, error) {
+	f := flags.Lookup("runtime")
+	if f == nil {
+		// "submit -f": the job file names its runtime, which this does not
+		// read; the trainer's webhook checks it.
+		return k, "", nil
+	}
 	kind, name := ClusterRuntimeKind, k.runtime
-	if f := flags.Lookup("runtime"); f != nil && f.Value.String() != "" {
+	if f.Value.String() != "" {
 		var err error
 		if kind, name, err = ParseRuntime(f.Value.String()); err != nil {
 			return nil, "", err

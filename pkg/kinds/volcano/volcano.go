@@ -336,11 +336,7 @@ type listed struct {
 
 // Summarize reads list's view of a Volcano Job.
 func (k Kind) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
-	data, err := json.Marshal(obj.Object)
-	if err != nil {
-		return jobmodel.Summary{}, err
-	}
-	return k.SummarizeJSON(data, gpu)
+	return kinds.SummarizeObject(k, obj, gpu)
 }
 
 // SummarizeJSON is Summarize of a job as the API server sent it.
