@@ -136,10 +136,11 @@ func ReplicaOf(p *corev1.Pod) (string, int, bool) {
 	return role, n, true
 }
 
-// roleOrder puts the initializers first, then the launcher, then the
-// nodes, then the rest by name.
+// roleOrder puts the launcher first, then the nodes, then the rest by name
+// (the initializers among them): exec, attach and open without --task go to
+// the first, which runs the training.
 func roleOrder(roles map[string]bool) []string {
-	first := []string{"dataset-initializer", "model-initializer", "launcher", TrainerJob}
+	first := []string{"launcher", TrainerJob}
 	var out []string
 	for _, r := range first {
 		if roles[r] {
@@ -247,10 +248,9 @@ func (k Kind) Suspend(ctx context.Context, dyn dynamic.Interface, obj *unstructu
 	return k.setSuspend(ctx, dyn, obj, true)
 }
 
-// ResumeWarning: the pods of a resumed TrainJob start anew.
-func (Kind) ResumeWarning(*unstructured.Unstructured) string {
-	return "the trainer's pods start anew: the training starts again from its beginning (or from the checkpoint your script loads)"
-}
+// ResumeWarning: none. A resumed TrainJob's pods start anew, as those of
+// the training-operator's kinds do (docs/trainer.md).
+func (Kind) ResumeWarning(*unstructured.Unstructured) string { return "" }
 
 // Resume clears spec.suspend.
 func (k Kind) Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {

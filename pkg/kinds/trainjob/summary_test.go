@@ -218,7 +218,7 @@ func TestReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"dataset-initializer-0", "launcher-0", "node-0", "node-1", "node-2", "evaluator-0"}
+	want := []string{"launcher-0", "node-0", "node-1", "node-2", "dataset-initializer-0", "evaluator-0"}
 	if !reflect.DeepEqual(tasks(got), want) {
 		t.Fatalf("tasks %v, want %v", tasks(got), want)
 	}
@@ -227,7 +227,7 @@ func TestReplicas(t *testing.T) {
 			t.Errorf("replica %+v is not read from its pod", r)
 		}
 	}
-	if got[0].Phase != "Succeeded" || got[2].Phase != "Running" || got[4].Phase != "Pending" {
+	if got[4].Phase != "Succeeded" || got[1].Phase != "Running" || got[3].Phase != "Pending" {
 		t.Errorf("phases %+v", got)
 	}
 }
@@ -471,7 +471,7 @@ func TestSuspendAndResume(t *testing.T) {
 	if err := k.Suspend(context.Background(), fakeDynamic(suspended.DeepCopy()), suspended); err != nil {
 		t.Errorf("suspending a suspended job: %v", err)
 	}
-	if w := k.ResumeWarning(suspended); !strings.Contains(w, "start anew") {
+	if w := k.ResumeWarning(suspended); w != "" {
 		t.Errorf("ResumeWarning %q", w)
 	}
 }

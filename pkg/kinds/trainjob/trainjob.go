@@ -188,7 +188,7 @@ func (k Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	fs.IntVar(&nproc, "nproc-per-node", 0, "processes per node (spec.trainer.numProcPerNode; default: the runtime's)")
 	fs.StringVar(&dataset, "dataset", "", "dataset the runtime's dataset-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
 	fs.StringVar(&model, "model", "", "model the runtime's model-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
-	fs.StringVar(&secret, "initializer-secret", "", "Secret (in the namespace) with the initializers' credentials, e.g. HF_TOKEN; named only, never read")
+	fs.StringVar(&secret, "initializer-secret", "", "Secret (in the namespace) with the initializers' credentials (ACCESS_TOKEN for hf://; ACCESS_KEY_ID, SECRET_ACCESS_KEY, ... for s3://); named only, never read")
 	fs.BoolVar(&suspend, "suspend", false, "create the job suspended: no pods until easyai resume")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
 		if err := CheckFlags(common.Changed); err != nil {

@@ -69,7 +69,7 @@ func exampleJobs(t *testing.T, reg *kinds.Registry) []exampleJob {
 				return nil
 			}
 			name, _ := doc["kind"].(string)
-			k, known := reg.Lookup(name)
+			k, known := reg.LookupSubmittable(name)
 			if _, manifest := doc["apiVersion"]; !known || manifest {
 				continue
 			}

@@ -163,7 +163,7 @@ func TestTrainJobFromSubmitToDelete(t *testing.T) {
 	if j := getKind(t, ns, ref); j.Status.State != "Suspended" {
 		t.Errorf("get after suspend: %s", j.Status.State)
 	}
-	easyai.Run(t, "resume", "-n", ns, ref, "--force").MustSucceed(t)
+	easyai.Run(t, "resume", "-n", ns, ref).MustSucceed(t)
 	trainJobPods(t, c, ns, name, 3)
 
 	easyai.Run(t, "delete", "-n", ns, ref, "--yes").MustSucceed(t)
