@@ -61,6 +61,11 @@ func Needs(reg *kinds.Registry) []Need {
 			needs = append(needs, Need{Verb: v.verb, Group: r.Group, Resource: r.Resource, NeededBy: v.by})
 		}
 	}
+	for _, verb := range []string{"get", "list"} {
+		// The runtimes of the namespace (a ClusterTrainingRuntime is not
+		// the namespace's: without it, runtimes and submit say so).
+		needs = append(needs, Need{Verb: verb, Group: "trainer.kubeflow.org", Resource: "trainingruntimes", NeededBy: []string{"runtimes", "submit (checking a TrainingRuntime)"}})
+	}
 	return append(needs,
 		Need{Verb: "create", Group: VolcanoCommands.Group, Resource: VolcanoCommands.Resource, NeededBy: []string{"suspend", "resume"}},
 		Need{Verb: "get", Resource: "pods", NeededBy: []string{"port-forward", "open", "download"}},

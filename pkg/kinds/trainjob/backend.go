@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -110,6 +111,11 @@ func ChooseBackend(ctx context.Context, v1 kinds.Kind, on OnTrainer, flags *pfla
 	for _, u := range v1Only {
 		if changed(u.flag) {
 			return nil, "", exit.UsageErrorf("--%s: a TrainJob cannot honour it (%s); --backend training-operator can", u.flag, u.why)
+		}
+	}
+	if f := flags.Lookup("nproc-per-node"); f != nil && f.Changed {
+		if n, err := strconv.Atoi(f.Value.String()); err != nil || n < 1 {
+			return nil, "", exit.UsageErrorf("--nproc-per-node %q: a TrainJob takes a number of processes per node; auto, cpu and gpu need --backend training-operator", f.Value.String())
 		}
 	}
 	runtimeNote, err := checkRuntime(ctx, probe, ClusterRuntimeKind, on.Runtime, gangAsked(flags))

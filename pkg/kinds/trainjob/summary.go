@@ -102,10 +102,19 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmo
 			return nil, err
 		}
 		// numNodes is the cluster's word: a few thousand placeholders at most.
-		for i := 0; i < int(min(max(nodes, 1), maxPending)); i++ {
+		nodes = min(max(nodes, 1), maxPending)
+		if runtime, _, _ := unstructured.NestedString(obj.Object, "spec", "runtimeRef", "name"); isMPIRuntime(runtime) {
+			// The default MPI runtimes run the launcher as one of the nodes.
+			set.Expect("launcher", 0)
+			roles["launcher"] = true
+			nodes--
+		}
+		for i := 0; i < int(nodes); i++ {
 			set.Expect(TrainerJob, i)
 		}
-		roles[TrainerJob] = true
+		if nodes > 0 {
+			roles[TrainerJob] = true
+		}
 	}
 	return set.Sorted(roleOrder(roles)), nil
 }

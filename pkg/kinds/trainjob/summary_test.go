@@ -496,3 +496,25 @@ func TestSuspendOfAJobThatIsGone(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+func TestPendingReplicasOfAnMPIRuntime(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+		"metadata": map[string]any{"name": "ds", "namespace": "ns"},
+		"spec": map[string]any{
+			"runtimeRef": map[string]any{"name": "deepspeed-distributed"},
+			"trainer":    map[string]any{"numNodes": int64(3)},
+		},
+	}}
+	got, err := trainjob.New().Replicas(obj, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []string
+	for _, r := range got {
+		tasks = append(tasks, r.Task)
+	}
+	if strings.Join(tasks, ",") != "launcher-0,node-0,node-1" {
+		t.Errorf("pending replicas of 3 nodes on deepspeed-distributed: %v, want the launcher and 2 nodes", tasks)
+	}
+}

@@ -381,6 +381,7 @@ func TestChooseBackend(t *testing.T) {
 		{name: "--backend trainer --elastic-min", args: []string{"--backend", "trainer", "--elastic-min", "2", "--elastic-max", "4"}, served: both,
 			runtimes: map[string]*unstructured.Unstructured{"torch-distributed": torch}, usage: "--elastic-min"},
 		{name: "--backend trainer --retry", args: []string{"--backend", "trainer", "--retry", "3"}, served: both, usage: "--retry"},
+		{name: "--backend trainer --nproc-per-node auto", args: []string{"--backend", "trainer", "--nproc-per-node", "auto"}, served: both, usage: "--nproc-per-node"},
 		{name: "--backend trainer --priority", args: []string{"--backend", "trainer", "--priority", "high"}, served: both, usage: "--priority"},
 		{name: "--retry with the training-operator", args: []string{"--retry", "3", "--elastic-min", "2", "--elastic-max", "4"}, served: both,
 			note: []string{"Backend: training-operator"}},
