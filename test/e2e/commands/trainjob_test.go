@@ -77,8 +77,8 @@ func trainJobPods(t *testing.T, c *cluster.Cluster, ns, name string, want int) m
 
 // TestTrainJobFromSubmitToDelete: a TrainJob on torch-distributed with 3
 // nodes, submitted by easyai, runs with the pods the JobSet and Job
-// controllers make; list, get, logs -f (every node's lines), exec by task,
-// suspend and resume (spec.suspend: the pods go and come back) and delete
+// controllers make; list, get, logs -f (every node's lines), exec and
+// download by task, suspend and resume (spec.suspend: the pods go and come back) and delete
 // work on it as on any kind.
 func TestTrainJobFromSubmitToDelete(t *testing.T) {
 	t.Parallel()
@@ -145,6 +145,15 @@ func TestTrainJobFromSubmitToDelete(t *testing.T) {
 	}
 	if r := easyai.Run(t, "exec", "-n", ns, ref, "--task", "node-7", "--", "true"); r.Code != 3 || !strings.Contains(r.Stderr, "node-0, node-1, node-2") {
 		t.Errorf("exec --task node-7: exit %d, %s", r.Code, r.Stderr)
+	}
+
+	// download from a node.
+	remote := fillOutputs(t, dir, "outputs")
+	local := filepath.Join(t.TempDir(), "local")
+	r = easyai.Run(t, "download", "-n", ns, ref, "outputs", local, "--task", "node-2").MustSucceed(t)
+	sameTree(t, remote, filepath.Join(local, "outputs"))
+	if !strings.Contains(r.Stderr, "Downloaded 7 files, 3.0 MiB from node-2:outputs to ") {
+		t.Errorf("download --task node-2: stderr %q", r.Stderr)
 	}
 
 	// suspend: spec.suspend, the pods go; resume: they come back.
