@@ -7,9 +7,10 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/test/timakerd/server"
@@ -20,26 +21,9 @@ import (
 // the public adapter code shows them: a check of the contract, not of
 // timaker itself.
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newContractServer(t *testing.T) (*server.Server, *Client, *fakeClock) {
+func newContractServer(t *testing.T) (*server.Server, *Client, *clocktesting.FakeClock) {
 	t.Helper()
-	clk := &fakeClock{t: vectorNow()}
+	clk := clocktesting.NewFakeClock(vectorNow())
 	srv := server.New(server.Options{
 		Host:        "127.0.0.1",
 		Credentials: map[string]string{vectorID: vectorKey},
@@ -113,14 +97,14 @@ func TestAJobThroughTheContractServer(t *testing.T) {
 		t.Errorf("total %+v, available %+v", total, available)
 	}
 
-	clk.Add(3 * time.Second)
+	clk.Step(3 * time.Second)
 	if job, _ = c.DescribeTrainingJob(ctx, &JobRequest{Uin: "100001", TiProjectId: 1, TrainingJobId: id}); job.TrainingJobStatus != "Training" {
 		t.Errorf("status %s, want Training", job.TrainingJobStatus)
 	}
 	if err := c.StopTrainingJob(ctx, &JobRequest{Uin: "100001", TiProjectId: 1, TrainingJobId: id}); err != nil {
 		t.Fatal(err)
 	}
-	clk.Add(2 * time.Second)
+	clk.Step(2 * time.Second)
 	job, err = c.DescribeTrainingJob(ctx, &JobRequest{Uin: "100001", TiProjectId: 1, TrainingJobId: id})
 	if err != nil || job.TrainingJobStatus != "Stopped" {
 		t.Fatalf("%+v, %v", job, err)

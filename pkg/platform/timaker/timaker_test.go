@@ -7,9 +7,10 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -37,28 +38,10 @@ const (
 // times a few hundred milliseconds apart share timaker's second.
 var testEpoch = time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
 
-// clock is a frozen clock that tests move.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // fixture is a contract test server and the platform of cluster "prod" on it.
 type fixture struct {
 	srv   *server.Server
-	clock *clock // nil when the server walks jobs on the real clock
+	clock *clocktesting.FakeClock // nil when the server walks jobs on the real clock
 	p     *Platform
 	notes *bytes.Buffer
 }
@@ -68,7 +51,7 @@ type fixture struct {
 // moves the clock.
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	clk := &clock{t: testEpoch}
+	clk := clocktesting.NewFakeClock(testEpoch)
 	return startFixture(t, clk, server.Options{Now: clk.Now})
 }
 
@@ -79,7 +62,7 @@ func newLiveFixture(t *testing.T, step time.Duration, trainFor int) *fixture {
 	return startFixture(t, nil, server.Options{Step: step, TrainFor: trainFor})
 }
 
-func startFixture(t *testing.T, clk *clock, opts server.Options) *fixture {
+func startFixture(t *testing.T, clk *clocktesting.FakeClock, opts server.Options) *fixture {
 	t.Helper()
 	opts.Credentials = map[string]string{testSecretID: testSecretKey}
 	srv := server.New(opts)
@@ -217,13 +200,13 @@ func TestListFilters(t *testing.T) {
 	tf, _ := reg.Lookup("tf")
 	pytorch, _ := reg.Lookup("pytorch")
 	f.record(t, Record{Name: "mine-tf", Kind: "tf", User: testUin, Experiment: "lr", Labels: map[string]string{"team": "vision"}})
-	f.clock.Add(time.Second)
+	f.clock.Step(time.Second)
 	f.record(t, Record{Name: "bob-pytorch", Kind: "pytorch", User: "200", Experiment: "lr", Labels: map[string]string{"team": "nlp"}})
-	f.clock.Add(time.Second)
+	f.clock.Step(time.Second)
 	f.record(t, Record{Name: "adopted", Adopted: true})
 	// The first two train now (3 to 5 steps of a second after their
 	// creation), the last has its instance ready (2 steps): Pending.
-	f.clock.Add(2 * time.Second)
+	f.clock.Step(2 * time.Second)
 
 	tests := []struct {
 		name string
@@ -267,7 +250,7 @@ func TestListFilters(t *testing.T) {
 func TestListItems(t *testing.T) {
 	f := newFixture(t)
 	f.record(t, Record{Name: "mnist", Kind: "tf", User: testUin, Instances: 2, GPUs: 2, Labels: map[string]string{"team": "vision"}})
-	f.clock.Add(4 * time.Second)
+	f.clock.Step(4 * time.Second)
 	jobs, err := f.p.List(context.Background(), platform.ListOptions{})
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("jobs %v, error %v", jobs, err)
@@ -353,9 +336,9 @@ func TestListUnreadableJobIsAWarning(t *testing.T) {
 func TestListNewestFirst(t *testing.T) {
 	f := newFixture(t)
 	f.record(t, Record{Name: "first"})
-	f.clock.Add(2 * time.Minute)
+	f.clock.Step(2 * time.Minute)
 	f.record(t, Record{Name: "third"})
-	f.clock.Add(100 * time.Millisecond)
+	f.clock.Step(100 * time.Millisecond)
 	f.record(t, Record{Name: "fourth"}) // created in the same second as third
 	// An index written out of order: the second job recorded last.
 	f.record(t, Record{Name: "second", ID: f.create(t, "second", "python train.py"), Submitted: testEpoch.Add(time.Minute)})
@@ -571,7 +554,7 @@ func TestDeleteStopsARunningJobAndForgetsIt(t *testing.T) {
 	ctx := context.Background()
 	r := f.record(t, Record{Name: "mnist", Kind: "tf"})
 	keep := f.record(t, Record{Name: "other", Kind: "tf"})
-	f.clock.Add(4 * time.Second) // Training
+	f.clock.Step(4 * time.Second) // Training
 	job, err := f.p.Find(ctx, jobclient.Ref{Name: "mnist"})
 	if err != nil || job.Item.Status.State != jobmodel.Running {
 		t.Fatalf("job %+v, error %v", job, err)
@@ -593,7 +576,7 @@ func TestDeleteStopsARunningJobAndForgetsIt(t *testing.T) {
 		t.Errorf("index %+v, error %v: want only %s", records, err, keep.ID)
 	}
 	// timaker keeps its record: the job stops, found by its id.
-	f.clock.Add(5 * time.Second)
+	f.clock.Step(5 * time.Second)
 	again, err := f.p.Find(ctx, jobclient.Ref{Name: r.ID})
 	if err != nil || again.Item.Status.State != jobmodel.Stopped {
 		t.Errorf("found by id after delete: %+v, %v", again, err)
@@ -605,7 +588,7 @@ func TestDeleteOfAFinishedJobOnlyForgetsIt(t *testing.T) {
 		f := newFixture(t)
 		ctx := context.Background()
 		f.record(t, Record{Name: "mnist", Kind: "tf", ID: f.create(t, "mnist", command)})
-		f.clock.Add(time.Minute)
+		f.clock.Step(time.Minute)
 		job, err := f.p.Find(ctx, jobclient.Ref{Name: "mnist"})
 		if err != nil || !job.Item.Status.State.Final() {
 			t.Fatalf("%s: job %+v, error %v", command, job, err)
@@ -699,7 +682,7 @@ func TestResources(t *testing.T) {
 }
 
 func TestResourcesOfSeveralGPUTypes(t *testing.T) {
-	clk := &clock{t: testEpoch}
+	clk := clocktesting.NewFakeClock(testEpoch)
 	f := startFixture(t, clk, server.Options{Now: clk.Now,
 		Total:        server.Amounts{Cpu: 8000, Memory: 1024, T4: 400, A100: 150},
 		ElasticTotal: server.Amounts{Cpu: 2500, Memory: 512, VGpu: 50},

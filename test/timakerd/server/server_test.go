@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/easyai-dev/easyai/pkg/timaker/tisign"
 )
 
@@ -25,26 +27,9 @@ const (
 	vectorAuth = "TC3-HMAC-SHA256 Credential=test-secret-id/2023-11-14/timaker/tc3_request, SignedHeaders=content-type;host;x-tc-timestamp;, Signature=aa95d457741752cab7b5dc4dff01e5f7833ef512c863d99e86842c6b4d97ab93"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newTestServer(t *testing.T) (*Server, *clock) {
+func newTestServer(t *testing.T) (*Server, *clocktesting.FakeClock) {
 	t.Helper()
-	clk := &clock{t: time.Unix(vectorTS, 0)}
+	clk := clocktesting.NewFakeClock(time.Unix(vectorTS, 0))
 	return New(Options{
 		Host:        vectorHost,
 		Credentials: map[string]string{vectorID: vectorKey},
@@ -68,7 +53,7 @@ type call struct {
 	rawBody          []byte // sent instead of body
 }
 
-func (c call) do(t *testing.T, s *Server, clk *clock) (int, map[string]any) {
+func (c call) do(t *testing.T, s *Server, clk *clocktesting.FakeClock) (int, map[string]any) {
 	t.Helper()
 	if spec, ok := actions[c.action]; ok {
 		c.service = cmp(c.service, spec.service)
@@ -159,7 +144,7 @@ func jobBody(id string) map[string]any {
 	return map[string]any{"Uin": "100001", "RequestId": "req-2", "TiProjectId": 1, "TrainingJobId": id}
 }
 
-func mustCreate(t *testing.T, s *Server, clk *clock, entryPoint string) string {
+func mustCreate(t *testing.T, s *Server, clk *clocktesting.FakeClock, entryPoint string) string {
 	t.Helper()
 	_, resp := call{action: "v1/CreateTrainingJob", body: createBody(entryPoint)}.do(t, s, clk)
 	id, _ := resp["TrainingJobId"].(string)
@@ -169,7 +154,7 @@ func mustCreate(t *testing.T, s *Server, clk *clock, entryPoint string) string {
 	return id
 }
 
-func describe(t *testing.T, s *Server, clk *clock, id string) map[string]any {
+func describe(t *testing.T, s *Server, clk *clocktesting.FakeClock, id string) map[string]any {
 	t.Helper()
 	_, resp := call{action: "v1/DescribeTrainingJob", body: jobBody(id)}.do(t, s, clk)
 	if code := errorCode(resp); code != "" {
@@ -240,14 +225,14 @@ func TestTimestampsWithinAnHourAreAccepted(t *testing.T) {
 }
 
 // walk describes the job at each step and returns the statuses seen.
-func walk(t *testing.T, s *Server, clk *clock, id string, steps int) ([]string, map[string]any) {
+func walk(t *testing.T, s *Server, clk *clocktesting.FakeClock, id string, steps int) ([]string, map[string]any) {
 	t.Helper()
 	var seen []string
 	var last map[string]any
 	for range steps {
 		last = describe(t, s, clk, id)
 		seen = append(seen, last["TrainingJobStatus"].(string))
-		clk.Add(time.Second)
+		clk.Step(time.Second)
 	}
 	return seen, last
 }
@@ -287,7 +272,7 @@ func TestAJobThatFailsEndsFailed(t *testing.T) {
 func TestAStoppedJobEndsStopped(t *testing.T) {
 	s, clk := newTestServer(t)
 	id := mustCreate(t, s, clk, "python train.py")
-	clk.Add(3 * time.Second)
+	clk.Step(3 * time.Second)
 	if st := describe(t, s, clk, id)["TrainingJobStatus"]; st != StatusTraining {
 		t.Fatalf("status %v before the stop, want Training", st)
 	}
@@ -307,7 +292,7 @@ func TestAStoppedJobEndsStopped(t *testing.T) {
 		t.Errorf("a second stop: %s", errorCode(resp))
 	}
 	done := mustCreate(t, s, clk, "python train.py")
-	clk.Add(time.Minute)
+	clk.Step(time.Minute)
 	if _, resp := (call{action: "v1/StopTrainingJob", body: jobBody(done)}).do(t, s, clk); errorCode(resp) != "FailedOperation" {
 		t.Errorf("stopping a completed job: %q, want FailedOperation", errorCode(resp))
 	}
@@ -428,7 +413,7 @@ func TestResources(t *testing.T) {
 	if elastic != (Amounts{}) {
 		t.Errorf("available elastic pool %+v: an empty pool stays at zero", elastic)
 	}
-	clk.Add(time.Minute) // both jobs completed
+	clk.Step(time.Minute) // both jobs completed
 	if train, _ := resources(available); train != DefaultTotal {
 		t.Errorf("available after the jobs ended %+v, want %+v", train, DefaultTotal)
 	}
@@ -498,7 +483,7 @@ func TestConcurrentUse(t *testing.T) {
 				t.Errorf("create: %v", resp)
 			}
 			call{action: "v1/DescribeTrainingJob", body: jobBody(id)}.do(t, s, clk)
-			clk.Add(time.Second)
+			clk.Step(time.Second)
 			_ = s.Requests()
 		})
 	}
