@@ -75,7 +75,7 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	if _, err := jobmodel.ReadRequest(obj.GetAnnotations(), &d.Request); err != nil {
 		d.Request, d.RequestErr = nil, err
 	}
-	d.Image, d.Command = whatItRuns(d.Request, obj, d.Replicas)
+	d.Image, d.Command = whatItRuns(k, d.Request, obj, d.Replicas)
 	if dk, ok := k.(kinds.Detailer); ok {
 		if d.Details, err = dk.Details(obj); err != nil {
 			return nil, err
@@ -124,20 +124,21 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 }
 
 // whatItRuns is the job's image and command: as requested when easyai
-// submitted it, else those of the first container of the first role.
-func whatItRuns(req map[string]any, obj *unstructured.Unstructured, replicas []jobmodel.Replica) (string, []string) {
+// submitted it, else what the kind says it runs (kinds.Runner), else those
+// of the first container of the first role.
+func whatItRuns(k kinds.Kind, req map[string]any, obj *unstructured.Unstructured, replicas []jobmodel.Replica) (string, []string) {
 	image, _ := req["image"].(string)
 	command := stringsOf(req["command"])
 	if image != "" && command != nil {
 		return image, command
 	}
-	if trainer, found, _ := unstructured.NestedMap(obj.Object, "spec", "trainer"); found {
-		// A TrainJob's trainer: what it overrides of its runtime.
+	if r, ok := k.(kinds.Runner); ok {
+		runsImage, runsCommand := r.Runs(obj)
 		if image == "" {
-			image, _ = trainer["image"].(string)
+			image = runsImage
 		}
 		if command == nil {
-			command = append(stringsOf(trainer["command"]), stringsOf(trainer["args"])...)
+			command = runsCommand
 		}
 		return image, command
 	}

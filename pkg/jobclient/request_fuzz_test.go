@@ -33,7 +33,7 @@ func FuzzRequestAnnotation(f *testing.F) {
 		if _, err := jobmodel.ReadRequest(obj.GetAnnotations(), &req); err != nil {
 			req = nil
 		}
-		image, _ := whatItRuns(req, obj, []jobmodel.Replica{{Role: "master", Task: "master-0"}})
+		image, _ := whatItRuns(nil, req, obj, []jobmodel.Replica{{Role: "master", Task: "master-0"}})
 		if image == "" {
 			t.Fatalf("%q: no image, not even the template's", raw)
 		}

@@ -81,6 +81,15 @@ type Detailer interface {
 	Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error)
 }
 
+// Runner is a Kind whose jobs say what they run elsewhere than in a pod
+// template (a TrainJob: in spec.trainer, over its runtime's). get shows it
+// for a job easyai did not submit.
+type Runner interface {
+	// Runs is the image and the command the job's object names ("" and
+	// nil where it leaves them to something else).
+	Runs(obj *unstructured.Unstructured) (image string, command []string)
+}
+
 // NoPriorityClass is a kind whose API cannot set its pods' PriorityClass
 // (a TrainJob: its runtime decides): submit leaves the configuration's
 // priority-class out of its values rather than fail.

@@ -117,3 +117,26 @@ func FuzzDetails(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRuntimeOf: a runtime is the cluster's object, shaped by whoever may
+// edit it; what "easyai runtimes" and submit's --gang check read of it never
+// panics, and the texts shown stay on one line.
+func FuzzRuntimeOf(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"name":"torch","labels":{"trainer.kubeflow.org/framework":"torch"}},"spec":{"mlPolicy":{"numNodes":2},"podGroupPolicy":{"volcano":{}}}}`))
+	f.Add([]byte(`{"metadata":{"labels":{"trainer.kubeflow.org/framework":"a\nb\u001b[31m"}},"spec":{"podGroupPolicy":{"x\ny":1,"z":null}}}`))
+	f.Add([]byte(`{"spec":{"mlPolicy":{"numNodes":"many"},"podGroupPolicy":"yes"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m map[string]any
+		if utiljson.Unmarshal(data, &m) != nil || m == nil {
+			return
+		}
+		obj := &unstructured.Unstructured{Object: m}
+		for _, kind := range []string{ClusterRuntimeKind, RuntimeKind} {
+			r := RuntimeOf(obj, kind)
+			if strings.IndexFunc(r.Framework+r.Gang, unicode.IsControl) >= 0 {
+				t.Fatalf("runtime %+v", r)
+			}
+		}
+		_, _ = Kind{}.Runs(obj)
+	})
+}

@@ -170,7 +170,7 @@ func roleOrder(roles map[string]bool) []string {
 // and the conditions' reasons.
 func (Kind) Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error) {
 	var j TrainJob
-	if err := runtime2typed(obj, &j); err != nil {
+	if err := decodeLenient(obj, &j); err != nil {
 		return nil, err
 	}
 	var out []jobmodel.Detail
@@ -231,9 +231,27 @@ func (Kind) Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error) {
 	return out, nil
 }
 
-// runtime2typed decodes a TrainJob leniently (a newer trainer may add
+// Runs implements kinds.Runner: spec.trainer's image and command (with its
+// args), what the job overrides of its runtime.
+func (Kind) Runs(obj *unstructured.Unstructured) (string, []string) {
+	var j TrainJob
+	if err := decodeLenient(obj, &j); err != nil || j.Spec.Trainer == nil {
+		return "", nil
+	}
+	var image string
+	if j.Spec.Trainer.Image != nil {
+		image = *j.Spec.Trainer.Image
+	}
+	command := append(append([]string(nil), j.Spec.Trainer.Command...), j.Spec.Trainer.Args...)
+	if len(command) == 0 {
+		command = nil
+	}
+	return image, command
+}
+
+// decodeLenient decodes a TrainJob leniently (a newer trainer may add
 // fields easyai does not know).
-func runtime2typed(obj *unstructured.Unstructured, into *TrainJob) error {
+func decodeLenient(obj *unstructured.Unstructured, into *TrainJob) error {
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
 		return err
@@ -248,7 +266,7 @@ func runtime2typed(obj *unstructured.Unstructured, into *TrainJob) error {
 // delete their pods; the job is kept.
 func (k Kind) Suspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
 	var j TrainJob
-	if err := runtime2typed(obj, &j); err != nil {
+	if err := decodeLenient(obj, &j); err != nil {
 		return err
 	}
 	if st := State(&j); st.State.Final() {

@@ -518,3 +518,16 @@ func TestPendingReplicasOfAnMPIRuntime(t *testing.T) {
 		t.Errorf("pending replicas of 3 nodes on deepspeed-distributed: %v, want the launcher and 2 nodes", tasks)
 	}
 }
+
+func TestRunsIsTheTrainersImageAndCommand(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"trainer": map[string]any{
+		"image": "example.com/train:1", "command": []any{"torchrun"}, "args": []any{"train.py", "--epochs=1"},
+	}}}}
+	image, command := trainjob.New().Runs(obj)
+	if image != "example.com/train:1" || strings.Join(command, " ") != "torchrun train.py --epochs=1" {
+		t.Errorf("Runs: %q %q", image, command)
+	}
+	if image, command := trainjob.New().Runs(&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}); image != "" || command != nil {
+		t.Errorf("Runs of a job without a trainer: %q %q", image, command)
+	}
+}
