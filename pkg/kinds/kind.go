@@ -203,9 +203,14 @@ func DeepCopyJSON[T any](in *T) *T {
 	return out
 }
 
+// JSONSummarizer is what SummarizeObject needs of a kind.
+type JSONSummarizer interface {
+	SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error)
+}
+
 // SummarizeObject is a kind's Summarize through its SummarizeJSON: the
 // object as the API server would send it.
-func SummarizeObject(k Kind, obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
+func SummarizeObject(k JSONSummarizer, obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
 		return jobmodel.Summary{}, err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 // Operator is what serves these kinds.
@@ -141,11 +142,7 @@ func replicasOf(spec *kubeflowv1.ReplicaSpec) int32 {
 
 // Summarize reads list's view of a training-operator job.
 func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {
-	data, err := json.Marshal(obj.Object)
-	if err != nil {
-		return jobmodel.Summary{}, err
-	}
-	return b.SummarizeJSON(data, gpu)
+	return kinds.SummarizeObject(b, obj, gpu)
 }
 
 // SummarizeJSON is Summarize of a job as the API server sent it.
