@@ -32,6 +32,9 @@ const (
 	// (image and command), download (storage and placement) and a later
 	// rerun; ReadRequest reads it.
 	RequestAnnotation = "easyai.io/request"
+	// JobDirAnnotation is the job's own directory on its --storage ({job}
+	// of docs/storage.md): its name and a suffix new at every submission.
+	JobDirAnnotation = "easyai.io/job-dir"
 	// VersionAnnotation is the easyai version that submitted the job.
 	VersionAnnotation = "easyai.io/cli-version"
 	// ExpiresAnnotation is when a pod easyai runs beside a job (RoleLabel)

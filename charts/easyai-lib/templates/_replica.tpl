@@ -94,6 +94,20 @@ top-level ones; the rest of the pod (volumes, scheduling, labels) is the job's.
 {{- $mounts = append $mounts $mount -}}
 {{- end -}}
 
+{{- $command := $c.command -}}
+{{- $init := list -}}
+{{- with include "easyai-lib.storage" (dict "ctx" .ctx "kind" .kind "role" .role "replicas" $replicas) | fromYaml -}}
+{{- range .volumes -}}
+{{- $volumes = append $volumes (merge (dict "name" .name) .source) -}}
+{{- end -}}
+{{- $mounts = concat $mounts .mounts -}}
+{{- $env = concat .env $env -}}
+{{- $init = .initContainers -}}
+{{- if and .persistLogs $command -}}
+{{- $command = concat (list "/bin/sh" "-c" (include "easyai-lib.teeScript" $) "easyai-tee") $command -}}
+{{- end -}}
+{{- end -}}
+
 {{- $restartPolicy := include "easyai-lib.string" (dict "path" "restartPolicy" "value" $c.restartPolicy) -}}
 replicas: {{ $replicas }}
 {{- if and $restartPolicy (not .kind.podRestartPolicy) }}
@@ -115,13 +129,17 @@ template:
     {{- if and $restartPolicy .kind.podRestartPolicy }}
     restartPolicy: {{ $restartPolicy }}
     {{- end }}
+    {{- with $init }}
+    initContainers:
+      {{- toYaml . | nindent 6 }}
+    {{- end }}
     containers:
       - name: {{ $args.kind.container }}
         image: {{ toJson $image }}
         {{- with include "easyai-lib.string" (dict "path" "imagePullPolicy" "value" $v.imagePullPolicy) }}
         imagePullPolicy: {{ . }}
         {{- end }}
-        {{- with $c.command }}
+        {{- with $command }}
         command:
           {{- range . }}
           - {{ toString . | toJson }}

@@ -81,8 +81,18 @@ patchJobs (list), initializer (map or nil), suspend (bool or nil).
 {{- end -}}
 {{- $env = append $env $item -}}
 {{- end -}}
+{{- with $v.code -}}
+{{- if or (.git | default dict).url .dir -}}
+{{- fail "code: a TrainJob's runtime decides its pods' working directory and init containers: put the code in the image, or on --storage (share_dir) and cd there" -}}
+{{- end -}}
+{{- end -}}
+{{- $st := include "easyai-lib.storage" (dict "ctx" .ctx "kind" (dict "taskIndex" "metadata.annotations['batch.kubernetes.io/job-completion-index']") "role" "node" "replicas" (.nodes | default 1)) | fromYaml -}}
+{{- $env = concat ($st.env | default list) $env -}}
 {{- with $env -}}
 {{- $_ := set $trainer "env" . -}}
+{{- end -}}
+{{- if and $st.persistLogs $trainer.command -}}
+{{- $_ := set $trainer "command" (concat (list "/bin/sh" "-c" (include "easyai-lib.teeScript" .) "easyai-tee") $trainer.command) -}}
 {{- end -}}
 {{- with .nodes -}}
 {{- $_ := set $trainer "numNodes" (int64 .) -}}
@@ -156,6 +166,10 @@ patchJobs (list), initializer (map or nil), suspend (bool or nil).
 {{- $volumes = append $volumes (dict "name" $name "persistentVolumeClaim" $claim) -}}
 {{- $mounts = append $mounts $mount -}}
 {{- end -}}
+{{- range $st.volumes -}}
+{{- $volumes = append $volumes (merge (dict "name" .name) .source) -}}
+{{- end -}}
+{{- $mounts = concat $mounts ($st.mounts | default list) -}}
 {{- $podSpec := dict -}}
 {{- with $mounts -}}
 {{- $_ := set $podSpec "containers" (list (dict "name" "node" "volumeMounts" .)) -}}
