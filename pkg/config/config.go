@@ -29,6 +29,7 @@ const (
 	KeyFetcherImage    = "fetcher-image"
 	KeyCluster         = "cluster"
 	KeyKubeflowBackend = "kubeflow-backend"
+	KeyStorage         = "storage"
 )
 
 // Keys lists every key with what it means, for help and validation.
@@ -40,6 +41,7 @@ var Keys = map[string]string{
 	KeyLabels:          "labels added to every job (a map; on the command line k=v,k2=v2)",
 	KeyFetcherImage:    "image of download's fetcher pod without --fetcher-image (e.g. a mirror, or pinned by digest)",
 	KeyCluster:         "the default target, a timaker cluster of the file (config set-cluster); unset: the kubeconfig's context",
+	KeyStorage:         "the team's shared storage of jobs submitted without --storage, and of upload: pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix] (docs/storage.md)",
 	KeyKubeflowBackend: "what serves submit pytorch|jax|xgboost where both are installed: " + BackendTrainingOperator + " (the default: the v1 kinds) or " + BackendTrainer + " (a TrainJob of Kubeflow Trainer v2)",
 }
 
@@ -66,6 +68,8 @@ type Config struct {
 	// KubeflowBackend is what serves the kinds both Kubeflow operators
 	// serve, where both are installed ("": training-operator).
 	KubeflowBackend string `json:"kubeflow-backend,omitempty"`
+	// Storage is the default --storage ("": none).
+	Storage string `json:"storage,omitempty"`
 	// Clusters are the timaker clusters the file names, by name.
 	Clusters map[string]Cluster `json:"clusters,omitempty"`
 
@@ -94,6 +98,8 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.Cluster, true
 	case KeyKubeflowBackend:
 		return c.KubeflowBackend, true
+	case KeyStorage:
+		return c.Storage, true
 	case KeyLabels:
 		if c.Labels == nil {
 			return map[string]string{}, true
@@ -120,6 +126,8 @@ func (c *Config) set(key string, value any) {
 		c.Cluster = value.(string)
 	case KeyKubeflowBackend:
 		c.KubeflowBackend = value.(string)
+	case KeyStorage:
+		c.Storage = value.(string)
 	case KeyLabels:
 		c.Labels = value.(map[string]string)
 	}

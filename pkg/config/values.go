@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
 // ParseValue reads a value given as text, as "easyai config set" and the
@@ -44,6 +46,10 @@ func checkString(key, value string) error {
 	case KeyKubeflowBackend:
 		if value != BackendTrainingOperator && value != BackendTrainer {
 			return fmt.Errorf("must be %s or %s", BackendTrainingOperator, BackendTrainer)
+		}
+	case KeyStorage:
+		if _, err := storage.Parse("", value); err != nil {
+			return errors.New(err.Error())
 		}
 	case KeyQueue, KeyPriorityClass:
 		if len(validation.IsDNS1123Subdomain(value)) > 0 {

@@ -68,9 +68,12 @@ func (s Spec) Same(o Spec) bool { return s.String() == o.String() }
 const Form = "pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix]"
 
 // Parse reads a --storage value (what names it, e.g. "--storage", goes
-// into the error): pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix].
+// into the error; "": the error is only what is wrong): pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix].
 func Parse(what, s string) (Spec, error) {
 	bad := func(why string, args ...any) error {
+		if what == "" {
+			return exit.UsageErrorf("%s (want %s)", fmt.Sprintf(why, args...), Form)
+		}
 		return exit.UsageErrorf("%s %q: %s (want %s)", what, s, fmt.Sprintf(why, args...), Form)
 	}
 	scheme, rest, ok := strings.Cut(s, ":")
