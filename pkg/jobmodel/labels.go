@@ -21,9 +21,11 @@ const (
 	// ExperimentLabel groups jobs of one experiment.
 	ExperimentLabel = "easyai.io/experiment"
 	// RoleLabel marks pods easyai runs beside a job's replicas, e.g. the
-	// fetcher pod of "easyai download" (RoleFetcher).
-	RoleLabel   = "easyai.io/role"
-	RoleFetcher = "fetcher"
+	// fetcher pod of "easyai download" (RoleFetcher) and the uploader pod
+	// of "easyai upload" (RoleUploader).
+	RoleLabel    = "easyai.io/role"
+	RoleFetcher  = "fetcher"
+	RoleUploader = "uploader"
 
 	// UserAnnotation is the submitter's identity exactly as the API server
 	// reported it (labels cannot hold every user name).
