@@ -3,10 +3,12 @@ package jobclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +17,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
 // Details is everything get shows of one job.
@@ -37,8 +40,29 @@ type Details struct {
 	Request    map[string]any
 	RequestErr error
 	// Details are what the kind has to say beyond the common fields
-	// (kinds.Detailer); nil for most kinds.
+	// (kinds.Detailer), then where the job's --storage directories are.
 	Details []jobmodel.Detail
+	// Storage is the job's --storage; nil without one.
+	Storage *StorageDoc
+}
+
+// StorageDoc is where a job keeps its files (docs/storage.md).
+type StorageDoc struct {
+	// Location is the volume and the prefix: pvc:team:/vision.
+	Location    string `json:"location"`
+	JobDir      string `json:"jobDir"`
+	PersistLogs bool   `json:"persistLogs"`
+	Dirs        []Dir  `json:"dirs"`
+}
+
+// Dir is one directory of a job's storage: the environment variable naming
+// it, where the replicas see it and where it is on the volume ({task}: one
+// directory per replica).
+type Dir struct {
+	Name      string `json:"name"`
+	MountPath string `json:"mountPath"`
+	Location  string `json:"location"`
+	ReadOnly  bool   `json:"readOnly,omitempty"`
 }
 
 // Event is one Warning event about a job or one of its objects.
@@ -81,7 +105,36 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 			return nil, err
 		}
 	}
+	d.Storage, d.Details = storageOf(obj, d.Details)
 	return d, nil
+}
+
+// storageOf reads the job's storage and adds its lines to details: one
+// that cannot be read is a line saying why.
+func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*StorageDoc, []jobmodel.Detail) {
+	v, err := storage.Of(obj)
+	switch {
+	case errors.Is(err, storage.ErrNoStorage):
+		return nil, details
+	case err != nil:
+		return nil, append(details, jobmodel.Detail{Name: "Storage", Value: "not readable: " + strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, err.Error())})
+	}
+	doc := &StorageDoc{Location: v.Location(""), JobDir: v.JobDir, PersistLogs: v.PersistLogs}
+	details = append(details, jobmodel.Detail{Name: "Storage", Value: doc.Location})
+	for _, dir := range v.Dirs() {
+		doc.Dirs = append(doc.Dirs, Dir{Name: dir.Env, MountPath: dir.MountPath, Location: v.Location(dir.SubPath), ReadOnly: dir.ReadOnly})
+		value := dir.MountPath + " = " + v.Location(dir.SubPath)
+		if dir.Env == storage.LogDir && v.PersistLogs {
+			value += " (each replica's output in TASK.log)"
+		}
+		details = append(details, jobmodel.Detail{Name: dir.Env, Value: value})
+	}
+	return doc, details
 }
 
 // warnings lists the namespace's Warning events and keeps those of the job,

@@ -48,6 +48,8 @@ type Document struct {
 	Request  map[string]any     `json:"request,omitempty"`
 	// Details are the kind's own (a TrainJob's runtime, jobs, progress).
 	Details []jobmodel.Detail `json:"details,omitempty"`
+	// Storage is where the job keeps its files (--storage).
+	Storage *StorageDoc `json:"storage,omitempty"`
 }
 
 // ItemOf is the document of a listed job.
@@ -83,6 +85,7 @@ func DocumentOf(d *Details, now time.Time) Document {
 		Events:     d.Events,
 		Request:    d.Request,
 		Details:    d.Details,
+		Storage:    d.Storage,
 	}
 	doc.DocumentKind = JobDocumentKind
 	if doc.Replicas == nil {

@@ -16,6 +16,7 @@ import (
 	"math/big"
 	"path"
 	"strings"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,6 +40,15 @@ type Spec struct {
 type NFS struct {
 	Server string `json:"server"`
 	Path   string `json:"path"`
+}
+
+// Normalized is s with an NFS of no server (the charts' default values)
+// as none.
+func (s Spec) Normalized() Spec {
+	if s.NFS != nil && s.NFS.Server == "" && s.NFS.Path == "" {
+		s.NFS = nil
+	}
+	return s
 }
 
 // IsZero reports whether no storage is given.
@@ -98,7 +108,7 @@ func Parse(what, s string) (Spec, error) {
 			return Spec{}, bad("%q is not a host name or an IPv4 address", server)
 		}
 		export, p, _ := strings.Cut(rest, ":")
-		if !path.IsAbs(export) || path.Clean(export) != export {
+		if !path.IsAbs(export) || path.Clean(export) != export || !safeChars(export) {
 			return Spec{}, bad("the export %q must be an absolute, clean path", export)
 		}
 		spec.NFS, prefix = &NFS{Server: server, Path: export}, p
@@ -106,12 +116,27 @@ func Parse(what, s string) (Spec, error) {
 		return Spec{}, bad("unknown scheme %q", scheme)
 	}
 	if prefix != "" {
+		if !safeChars(prefix) {
+			return Spec{}, bad("the prefix %q has control characters, '$' or '\\'", prefix)
+		}
 		if !path.IsAbs(prefix) || path.Clean(prefix) != prefix || prefix == "/" {
 			return Spec{}, bad("the prefix %q must be an absolute, clean path below the volume's root", prefix)
 		}
 		spec.Prefix = strings.TrimPrefix(prefix, "/")
 	}
 	return spec, nil
+}
+
+// safeChars refuses what a path on the storage may not hold: control
+// characters (it is shown on terminals), '$' (Kubernetes expands $(VAR) in
+// a subPathExpr) and '\\'.
+func safeChars(p string) bool {
+	for _, r := range p {
+		if unicode.IsControl(r) || r == '$' || r == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func isIP(s string) bool {
@@ -196,6 +221,16 @@ func (v Values) OnVolume(rel string) string {
 	return path.Join(v.Prefix, rel)
 }
 
+// Location names a path relative to the prefix for people: the volume
+// and the path on it, "pvc:team-data:/teams/a/data/alice".
+func (s Spec) Location(rel string) string {
+	p := "/" + path.Join(s.Prefix, rel)
+	if s.NFS != nil {
+		return "nfs:" + s.NFS.Server + ":" + path.Join(s.NFS.Path, p)
+	}
+	return "pvc:" + s.Claim + ":" + p
+}
+
 // DefaultDataDir is data/{user}: user is made path-safe as a label value is.
 func DefaultDataDir(user string) string {
 	u := jobmodel.LabelSafe(user)
@@ -208,6 +243,9 @@ func DefaultDataDir(user string) string {
 // CheckSubPath fails unless p is a clean relative path that stays below the
 // prefix (what --data-dir gives).
 func CheckSubPath(what, p string) error {
+	if !safeChars(p) {
+		return exit.UsageErrorf("%s %q: control characters, '$' and '\\' are not allowed", what, p)
+	}
 	if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../") {
 		return exit.UsageErrorf("%s %q: must be a clean relative path below the storage's prefix (e.g. data/imagenet)", what, p)
 	}
@@ -246,10 +284,14 @@ func Of(obj *unstructured.Unstructured) (Values, error) {
 	if _, err := jobmodel.ReadRequest(ann, &req); err != nil {
 		return Values{}, fmt.Errorf("job %s: %w", obj.GetName(), err)
 	}
-	if req.Storage == nil || req.Storage.IsZero() {
+	if req.Storage == nil {
 		return Values{}, fmt.Errorf("job %s: %w", obj.GetName(), ErrNoStorage)
 	}
 	v := *req.Storage
+	v.Spec = v.Spec.Normalized()
+	if v.IsZero() {
+		return Values{}, fmt.Errorf("job %s: %w", obj.GetName(), ErrNoStorage)
+	}
 	if dir := ann[jobmodel.JobDirAnnotation]; dir != v.JobDir {
 		return Values{}, fmt.Errorf("job %s: annotation %s (%q) is not the job directory of its request (%q)", obj.GetName(), jobmodel.JobDirAnnotation, dir, v.JobDir)
 	}

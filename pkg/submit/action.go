@@ -19,6 +19,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 	"github.com/easyai-dev/easyai/pkg/render"
+	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
 // DryRun is --dry-run: None creates the job; Client renders it without
@@ -53,6 +54,8 @@ type Settings struct {
 	// KubeflowBackend chooses between the training-operator and Kubeflow
 	// Trainer v2 where a cluster has both ("": the training-operator).
 	KubeflowBackend string
+	// Storage is the default --storage ("": none).
+	Storage string
 }
 
 // Submission is one "easyai submit", as helm's install action is one
@@ -88,6 +91,12 @@ type Submission struct {
 	// choice); Dynamic creates the job.
 	Served  func(ctx context.Context, gvr schema.GroupVersionResource) (bool, error)
 	Dynamic func() (dynamic.Interface, error)
+	// FindJob finds a job of any kind in the namespace (--pretrained-from).
+	FindJob func(ctx context.Context, name string) (*unstructured.Unstructured, error)
+	// UploadCode copies --code dir:PATH onto the storage, at subPath
+	// (relative to the volume's root), before the job is created; undo
+	// removes it again when the job could not be created.
+	UploadCode func(ctx context.Context, spec storage.Spec, subPath, local string) (undo func(context.Context) error, err error)
 	// Prompter asks for a missing image or command; nil never asks.
 	Prompter prompter.Prompter
 	// Notes receives what the user should know and is not data: the name
@@ -203,6 +212,12 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	} else if req.User, err = s.User(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.fillStorage(ctx, req); err != nil {
+		return nil, err
+	}
+	if err := s.fillCode(req); err != nil {
+		return nil, err
+	}
 	obj, err := Build(req)
 	if err != nil {
 		return nil, err
@@ -219,7 +234,18 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var undo func(context.Context) error
+	if s.DryRun == DryRunNone {
+		if undo, err = s.uploadCode(ctx, req); err != nil {
+			return nil, err
+		}
+	}
 	if obj, err = Create(ctx, client, created, obj, s.DryRun == DryRunServer); err != nil {
+		if undo != nil {
+			if uerr := undo(ctx); uerr != nil && s.Notes != nil {
+				fmt.Fprintf(s.Notes, "warning: the uploaded code was not removed: %v\n", uerr)
+			}
+		}
 		return nil, err
 	}
 	return &Result{Kind: created, Object: obj}, nil

@@ -103,6 +103,9 @@ func Build(r *Request) (*unstructured.Unstructured, error) {
 	}
 	annotations[jobmodel.RequestAnnotation] = string(request)
 	annotations[jobmodel.VersionAnnotation] = r.CLIVersion
+	if st, err := storageOf(resolved); err == nil && !st.IsZero() && st.JobDir != "" {
+		annotations[jobmodel.JobDirAnnotation] = st.JobDir
+	}
 	if r.User != "" {
 		annotations[jobmodel.UserAnnotation] = r.User
 	}

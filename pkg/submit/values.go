@@ -48,6 +48,17 @@ type Flags struct {
 	Data             []string
 	Command          []string
 
+	// The team's shared storage (docs/storage.md): --storage, --data-dir,
+	// --pretrained-from JOB, --persist-logs / --no-persist-logs, and the
+	// code: --code git:URL[@REF][#SUBDIR] | dir:PATH, --code-secret.
+	Storage        string
+	DataDir        string
+	PretrainedFrom string
+	PersistLogs    bool
+	NoPersistLogs  bool
+	Code           string
+	CodeSecret     string
+
 	// The flags of platforms other than Kubernetes (timaker): RDMA,
 	// a GPU model, elastic (shared) resources and a file system mounted at
 	// the code directory, TYPE:ENDPOINT:PATH[:ro].
@@ -205,6 +216,21 @@ func (f *Flags) Values() (map[string]any, error) {
 			data = append(data, m)
 		}
 		v["data"] = data
+	}
+
+	st, err := f.storageValues()
+	if err != nil {
+		return nil, err
+	}
+	if len(st) > 0 {
+		v["storage"] = st
+	}
+	code, err := f.codeValues()
+	if err != nil {
+		return nil, err
+	}
+	if code != nil {
+		v["code"] = code
 	}
 
 	run := map[string]any{}

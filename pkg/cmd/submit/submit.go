@@ -187,6 +187,13 @@ func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs.StringVar(&v.CleanPodPolicy, "clean-pod-policy", "", "pods deleted when the job ends: All, Running or None")
 	fs.StringVar(&v.Experiment, "experiment", "", "experiment the job belongs to (a label)")
 	fs.StringArrayVar(&v.Data, "data", nil, "mount a PersistentVolumeClaim: PVC:/mount/path[:ro] (repeatable)")
+	fs.StringVar(&v.Storage, "storage", "", "the team's shared storage, pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix]: mounts the job's directories and sets summary_dir, model_dir, log_dir, data_dir, share_dir (default: the configuration's storage; docs/storage.md)")
+	fs.StringVar(&v.DataDir, "data-dir", "", "with a storage: what /data_dir mounts, a path below the prefix (default data/USER)")
+	fs.StringVar(&v.PretrainedFrom, "pretrained-from", "", "with a storage: mount that job's model_dir read-only at /pre_model_dir")
+	fs.BoolVar(&v.PersistLogs, "persist-logs", false, "copy every replica's output into log_dir/TASK.log, read by logs after the pods are gone (default with a storage)")
+	fs.BoolVar(&v.NoPersistLogs, "no-persist-logs", false, "with a storage: do not copy the replicas' output into log_dir")
+	fs.StringVar(&v.Code, "code", "", "the job's code in its working directory: git:URL[@REF][#SUBDIR] (cloned by an init container) or dir:PATH (uploaded onto the storage)")
+	fs.StringVar(&v.CodeSecret, "code-secret", "", "Secret with the credentials of --code git: (username and password, or ssh-privatekey and known_hosts)")
 	fs.BoolVar(&v.RDMA, "rdma", false, "timaker clusters: use RDMA (only where the cluster has it)")
 	fs.StringVar(&v.GPUType, "gpu-type", "", "timaker clusters: the GPU model, e.g. V100, A100, T4")
 	fs.BoolVar(&v.Elastic, "elastic", false, "timaker clusters: run on elastic (shared, preemptible) resources")
@@ -311,7 +318,7 @@ func (o *Options) Complete() error {
 	if err != nil {
 		return err
 	}
-	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource, Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend}
+	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource, Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend, Storage: cfg.Storage}
 	s.CLIVersion = build.Version
 	if o.IO.CanPrompt() {
 		s.Prompter = f.Prompter

@@ -125,6 +125,14 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 	s.Namespace = ns
 	s.User, s.ClientUser = p.User, p.KubeconfigUser
 	s.Served, s.Dynamic = p.served, p.Dynamic
+	s.FindJob = func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+		client, err := p.Jobs()
+		if err != nil {
+			return nil, err
+		}
+		_, obj, err := client.Find(ctx, ns, jobclient.Ref{Name: name})
+		return obj, err
+	}
 	res, err := s.Run(ctx)
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ const CodeDir = "/opt/ml/code"
 var unsupportedFlags = []string{
 	"label", "annotation", "node-selector", "toleration", "image-pull-secret", "shm-size", "priority", "queue",
 	"gang", "max-duration", "ttl-after-finished", "clean-pod-policy", "data", "chart", "retry", "image-pull-policy",
+	"storage", "data-dir", "pretrained-from", "persist-logs", "no-persist-logs", "code", "code-secret",
 }
 
 // Submit renders the job as on Kubernetes (the same flags, job files and
@@ -50,6 +51,9 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 	s.DryRun = submit.DryRunClient
 	defer func() { s.DryRun = dryRun }()
 	s.Namespace = "default"
+	// The storage of the configuration is a Kubernetes volume: timaker
+	// mounts its own file systems (--fs).
+	s.Settings.Storage = ""
 	// A fraction of a GPU (--gpus 0.5) is rendered as one, to mark the
 	// roles that have GPUs, and sent as the fraction.
 	fraction, err := gpuFraction(s.Flags)
