@@ -80,13 +80,16 @@ type GitCode struct {
 // CodeForm is how --code is written.
 const CodeForm = "git:URL[@REF][#SUBDIR] or dir:PATH"
 
+// userInfo is the credentials of a URL, never shown.
+var userInfo = regexp.MustCompile(`//[^/@]*@`)
+
 var gitRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 
 // ParseCode reads --code. A URL never carries credentials: they come from
 // --code-secret, so that they are in no argument, annotation or output.
 func ParseCode(s string) (Code, error) {
 	bad := func(why string, args ...any) error {
-		return exit.UsageErrorf("--code %q: %s (want %s)", s, fmt.Sprintf(why, args...), CodeForm)
+		return exit.UsageErrorf("--code %q: %s (want %s)", userInfo.ReplaceAllString(s, "//REDACTED@"), fmt.Sprintf(why, args...), CodeForm)
 	}
 	scheme, rest, ok := strings.Cut(s, ":")
 	switch {
