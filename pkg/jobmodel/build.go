@@ -13,6 +13,7 @@ import (
 type ObjectMeta struct {
 	Name              string            `json:"name"`
 	Namespace         string            `json:"namespace"`
+	UID               string            `json:"uid"`
 	CreationTimestamp metav1.Time       `json:"creationTimestamp"`
 	Labels            map[string]string `json:"labels"`
 	Annotations       map[string]string `json:"annotations"`
@@ -21,7 +22,7 @@ type ObjectMeta struct {
 // MetaOf reads the ObjectMeta of an object.
 func MetaOf(obj *unstructured.Unstructured) ObjectMeta {
 	return ObjectMeta{
-		Name: obj.GetName(), Namespace: obj.GetNamespace(), CreationTimestamp: obj.GetCreationTimestamp(),
+		Name: obj.GetName(), Namespace: obj.GetNamespace(), UID: string(obj.GetUID()), CreationTimestamp: obj.GetCreationTimestamp(),
 		Labels: obj.GetLabels(), Annotations: obj.GetAnnotations(),
 	}
 }
@@ -36,6 +37,7 @@ func NewSummary(kind string, m ObjectMeta) Summary {
 	return Summary{
 		Name:        m.Name,
 		Namespace:   m.Namespace,
+		UID:         m.UID,
 		APIKind:     kind,
 		User:        user,
 		Experiment:  m.Labels[ExperimentLabel],

@@ -46,6 +46,9 @@ type Status struct {
 type Summary struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
+	// UID tells this job from one of the same name made after it (a
+	// delete's precondition); not in documents.
+	UID string `json:"-"`
 	// APIKind is the Kubernetes kind ("TFJob"); documents carry it as objectKind.
 	APIKind    string `json:"-"`
 	Status     Status `json:"status"`

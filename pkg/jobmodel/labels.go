@@ -2,6 +2,7 @@ package jobmodel
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -39,10 +40,28 @@ const (
 	JobDirAnnotation = "easyai.io/job-dir"
 	// VersionAnnotation is the easyai version that submitted the job.
 	VersionAnnotation = "easyai.io/cli-version"
+	// RerunOfAnnotation is the job "easyai rerun" submitted this one again
+	// from: KIND/NAME, in the same namespace.
+	RerunOfAnnotation = "easyai.io/rerun-of"
 	// ExpiresAnnotation is when a pod easyai runs beside a job (RoleLabel)
 	// is past its use, RFC 3339: anything may delete it after that.
 	ExpiresAnnotation = "easyai.io/expires"
 )
+
+// ownLabels and ownAnnotations are the keys easyai writes on a job itself
+// when it submits one: a job file's labels and annotations never need them.
+var (
+	ownLabels      = []string{ManagedByLabel, NameLabel, KindLabel, UserLabel, ExperimentLabel}
+	ownAnnotations = []string{UserAnnotation, RequestAnnotation, JobDirAnnotation, VersionAnnotation, RerunOfAnnotation}
+)
+
+// IsOwnLabel reports whether key is a label easyai writes on every job it
+// submits.
+func IsOwnLabel(key string) bool { return slices.Contains(ownLabels, key) }
+
+// IsOwnAnnotation reports whether key is an annotation easyai writes on a
+// job it submits (not one the user gives, such as EndpointsAnnotation).
+func IsOwnAnnotation(key string) bool { return slices.Contains(ownAnnotations, key) }
 
 var notLabelSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 

@@ -19,3 +19,20 @@ func TestLabelSafe(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnKeys(t *testing.T) {
+	for _, k := range []string{ManagedByLabel, NameLabel, KindLabel, UserLabel, ExperimentLabel} {
+		if !IsOwnLabel(k) {
+			t.Errorf("%s is easyai's label", k)
+		}
+	}
+	for _, k := range []string{UserAnnotation, RequestAnnotation, JobDirAnnotation, VersionAnnotation, RerunOfAnnotation} {
+		if !IsOwnAnnotation(k) {
+			t.Errorf("%s is easyai's annotation", k)
+		}
+	}
+	// Given by the user, at submit.
+	if IsOwnAnnotation(EndpointsAnnotation) || IsOwnLabel("team") || IsOwnLabel(RoleLabel) {
+		t.Error("a key the user gives is not easyai's own")
+	}
+}

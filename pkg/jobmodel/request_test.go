@@ -41,3 +41,31 @@ func TestReadRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmittedValues: the values to submit a job again are its request
+// without its name and without the labels and annotations easyai adds to
+// every job; the user's own stay.
+func TestSubmittedValues(t *testing.T) {
+	raw := `{"name":"mnist","image":"tf:2","labels":{"team":"vision","easyai.io/kind":"tf","app.kubernetes.io/managed-by":"easyai"},` +
+		`"annotations":{"easyai.io/endpoints":"{}","easyai.io/request":"{}","easyai.io/rerun-of":"tf/a"},"storage":{"jobDir":"mnist-x"}}`
+	values, found, err := SubmittedValues(map[string]string{RequestAnnotation: raw})
+	want := map[string]any{
+		"image":       "tf:2",
+		"labels":      map[string]any{"team": "vision"},
+		"annotations": map[string]any{"easyai.io/endpoints": "{}"},
+		"storage":     map[string]any{"jobDir": "mnist-x"},
+	}
+	if !found || err != nil || !reflect.DeepEqual(values, want) {
+		t.Errorf("got %v, %v, %v; want %v", values, found, err, want)
+	}
+
+	if values, found, err := SubmittedValues(map[string]string{"other": "x"}); found || err != nil || values != nil {
+		t.Errorf("no request: %v, %v, %v", values, found, err)
+	}
+	for _, raw := range []string{`null`, `{"name":`, `[]`} {
+		_, found, err := SubmittedValues(map[string]string{RequestAnnotation: raw})
+		if !found || err == nil || !strings.HasPrefix(err.Error(), "annotation "+RequestAnnotation+": ") {
+			t.Errorf("%s: found %v, %v; want an error naming the annotation", raw, found, err)
+		}
+	}
+}
