@@ -549,6 +549,40 @@ func TestDelete(t *testing.T) {
 	}
 }
 
+// TestDeleteListed: the uid listed is the delete's precondition; the API
+// server's conflict (a job made again under the name) is ErrReplaced.
+func TestDeleteListed(t *testing.T) {
+	dyn := jobclienttest.Dynamic(fixtures()...)
+	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
+	res, err := c.List(ctx, jobclient.ListOptions{Namespace: "team-a", Kinds: []kinds.Kind{kind(t, "tf")}})
+	if err != nil || len(res.Jobs) == 0 || res.Jobs[0].Summary.UID == "" {
+		t.Fatalf("listed %v (%v): want jobs with their uid", res, err)
+	}
+	job := res.Jobs[0]
+	dyn.ClearActions()
+	if err := c.DeleteListed(ctx, job.Kind, "team-a", job.Summary.Name, job.Summary.UID); err != nil {
+		t.Fatal(err)
+	}
+	del := dyn.Actions()[0].(clienttesting.DeleteAction)
+	opts := del.GetDeleteOptions()
+	if opts.Preconditions == nil || opts.Preconditions.UID == nil || string(*opts.Preconditions.UID) != job.Summary.UID ||
+		opts.PropagationPolicy == nil || *opts.PropagationPolicy != metav1.DeletePropagationBackground {
+		t.Errorf("delete options %+v, want the uid %s as precondition, in the background", opts, job.Summary.UID)
+	}
+
+	dyn.PrependReactor("delete", "tfjobs", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "kubeflow.org", Resource: "tfjobs"}, "mnist",
+			errors.New("Precondition failed: UID in precondition: uid-mnist, UID in object meta: other"))
+	})
+	err = c.DeleteListed(ctx, kind(t, "tf"), "team-a", "mnist", "uid-mnist")
+	if !errors.Is(err, jobclient.ErrReplaced) || !strings.HasPrefix(err.Error(), "tf/mnist not deleted: ") {
+		t.Errorf("a job made again: %v, want ErrReplaced", err)
+	}
+	if err := c.DeleteListed(ctx, kind(t, "tf"), "team-a", "mnist", ""); err == nil {
+		t.Error("a delete without a uid must not delete whatever has the name")
+	}
+}
+
 func TestDocuments(t *testing.T) {
 	res, err := client(fixtures()...).List(ctx, jobclient.ListOptions{Namespace: "team-b"})
 	if err != nil {
