@@ -14,6 +14,8 @@ import (
 	"io"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
@@ -48,6 +50,9 @@ type Platform interface {
 	Logs(ctx context.Context, job *Job, opts LogOptions) error
 	// Resources is the capacity of the platform and what is free (top node).
 	Resources(ctx context.Context, opts ResourceOptions) (*Resources, error)
+	// Recorded is what a job Find returned was submitted with, to submit
+	// it again (rerun) or print it as a job file (get -o values).
+	Recorded(ctx context.Context, job *Job) (*Recorded, error)
 }
 
 // Job is one job a platform found, listed or created.
@@ -81,6 +86,40 @@ type Submitted struct {
 	Name string
 	// Line is the sentence said on stdout: "tf/mnist submitted to namespace team-a".
 	Line string
+}
+
+// Recorded is what a job was submitted with.
+type Recorded struct {
+	// Kind is the kind submitted (also where the job was rendered as
+	// another: a ColossalAI job on Volcano is "colossalai").
+	Kind kinds.Kind
+	// Values are the values the job was rendered from, without its name
+	// and without the labels and annotations every submission adds.
+	Values map[string]any
+	// Experiment is the job's experiment ("" for none).
+	Experiment string
+}
+
+// JobFile is the values as a job file of "easyai submit -f": YAML whose
+// first key, kind, names the kind.
+func (r *Recorded) JobFile() ([]byte, error) {
+	values := make(map[string]any, len(r.Values))
+	for k, v := range r.Values {
+		values[k] = v
+	}
+	delete(values, "kind")
+	head, err := yaml.Marshal(map[string]any{"kind": r.Kind.Name()})
+	if err != nil {
+		return nil, err
+	}
+	if len(values) == 0 {
+		return head, nil
+	}
+	body, err := yaml.Marshal(values)
+	if err != nil {
+		return nil, err
+	}
+	return append(head, body...), nil
 }
 
 // ListOptions select the jobs List returns.
