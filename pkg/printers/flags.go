@@ -23,6 +23,9 @@ const (
 	FormatYAML     Format = "yaml"
 	FormatName     Format = "name"
 	FormatTemplate Format = "template"
+	// FormatValues is the values a job was submitted with, as a job file
+	// (get): neither a document nor a table.
+	FormatValues Format = "values"
 )
 
 // FlagAnnotation marks an -o flag added by PrintFlags, so that a test can

@@ -15,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -34,7 +35,7 @@ const MaxEvents = 10
 // NewCmdGet returns the command; runF replaces Complete and Run in tests.
 func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("the job's status, replicas and warnings",
-		printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}
+		printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatValues, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:   "get JOB",
 		Short: "Show a training job, its replicas and its warnings",
@@ -48,11 +49,19 @@ be given with its kind.
 
 -o json and -o yaml print a Job document (docs/output.md), for scripts.
 --raw prints the job object as the cluster holds it (YAML, or JSON with
--o json).`,
+-o json).
+
+-o values prints the values the job was submitted with (its
+easyai.io/request annotation) as a job file: its kind first, without its
+name, so that "easyai submit -f" submits it again under a new one. A job
+easyai did not submit has none (exit 3); timaker clusters keep none (exit 2).`,
 		Example: `  easyai get mnist
   easyai get pytorch/resnet -n research
   easyai get mnist -o json | jq '.replicas[] | select(.phase=="Failed")'
-  easyai get mnist --raw`,
+  easyai get mnist --raw
+  # keep what mnist was submitted with, change it, submit it again
+  easyai get mnist -o values > mnist.yaml
+  easyai submit -f mnist.yaml --set roles.worker.replicas=4`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,8 +81,8 @@ func (o *Options) Validate() error {
 	if err := o.Print.Validate(); err != nil {
 		return err
 	}
-	if o.Raw && o.Print.Format() == printers.FormatName {
-		return exit.UsageErrorf("--raw prints YAML or JSON, not -o name")
+	if o.Raw && (o.Print.Format() == printers.FormatName || o.Print.Format() == printers.FormatValues) {
+		return exit.UsageErrorf("--raw prints YAML or JSON, not -o %s", o.Print.Format())
 	}
 	return o.ParseJob(o.Factory.Kinds)
 }
@@ -87,9 +96,12 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.Print.Format() == printers.FormatName {
+	switch o.Print.Format() {
+	case printers.FormatName:
 		_, err := fmt.Fprintln(o.IO.Out, job)
 		return err
+	case printers.FormatValues:
+		return o.printValues(ctx, job)
 	}
 	if o.Raw {
 		raw := (&unstructured.Unstructured{Object: job.Raw}).DeepCopy()
@@ -107,6 +119,20 @@ func (o *Options) Run(ctx context.Context) error {
 		return o.Print.PrintDocument(o.IO.Out, d)
 	}
 	return o.printDetails(d, o.Factory.Now())
+}
+
+// printValues writes the job file of what the job was submitted with.
+func (o *Options) printValues(ctx context.Context, job *platform.Job) error {
+	recorded, err := o.Platform.Recorded(ctx, job)
+	if err != nil {
+		return err
+	}
+	data, err := recorded.JobFile()
+	if err != nil {
+		return err
+	}
+	_, err = o.IO.Out.Write(data)
+	return err
 }
 
 // printDetails writes the human view: a header, the replicas, the warnings.

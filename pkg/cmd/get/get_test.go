@@ -50,6 +50,7 @@ func TestNewCmdGet(t *testing.T) {
 		{args: "mnist --raw", ref: "mnist", raw: true},
 		{args: "mnist --raw -o json", ref: "mnist", output: "json", raw: true},
 		{args: "mnist -o name", ref: "mnist", output: "name"},
+		{args: "mnist -o values", ref: "mnist", output: "values"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -72,8 +73,9 @@ func TestNewCmdGetBadInput(t *testing.T) {
 		{"nosuchkind/mnist", `"nosuchkind/mnist": unknown kind "nosuchkind" (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
 		{"mnist --kind nosuchkind", `--kind "nosuchkind": unknown kind (known: colossalai, jax, mpi, paddle, pytorch, tf, trainjob, volcano, xgboost)`},
 		{"tf/mnist --kind pytorch", `"tf/mnist" is a tf job but --kind says pytorch`},
-		{"mnist -o wide", `-o "wide": must be one of json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE, go-template=TEMPLATE, go-template-file=FILE`},
+		{"mnist -o wide", `-o "wide": must be one of json, yaml, name, values, jsonpath=TEMPLATE, jsonpath-file=FILE, go-template=TEMPLATE, go-template-file=FILE`},
 		{"mnist --raw -o name", `--raw prints YAML or JSON, not -o name`},
+		{"mnist --raw -o values", `--raw prints YAML or JSON, not -o values`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -197,6 +199,32 @@ func TestGetWarnsOfAnUnreadableRequest(t *testing.T) {
 	want := "Warning: tf/edited: annotation " + jobmodel.RequestAnnotation + ": unexpected end of JSON input: its image and command are read from its pod templates\n"
 	if stderr != want || !strings.Contains(stdout, "Image:      example.com/train:1\nCommand:    python train.py\n") {
 		t.Errorf("stderr %q, want %q; stdout\n%s", stderr, want, stdout)
+	}
+}
+
+// TestGetValues: -o values is the request as a job file, kind first and
+// without the name; a job easyai did not submit has none (exit 3), one
+// whose annotation is not JSON is exit 2 naming it. Nothing on stderr.
+func TestGetValues(t *testing.T) {
+	edited := jobclienttest.Job{Name: "edited", Created: jobclienttest.T0, Request: `{"image": "example.com/train:2"`,
+		Roles: []jobclienttest.Role{{Type: "Worker", Replicas: 1}}}.Object()
+	f, output := cluster(t, false, edited)
+	if err := execute(f, nil, "mnist", "-o", "values"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := output()
+	want := "kind: tf\ncommand:\n- python\n- train.py\n- --lr\n- \"0.1\"\nimage: example.com/train:2\n"
+	if stdout != want || stderr != "" {
+		t.Errorf("stdout\n%s\nwant\n%s\nstderr %q", stdout, want, stderr)
+	}
+
+	err := execute(f, nil, "resnet", "-o", "values")
+	if exit.Code(err) != exit.NotFound || err.Error() != "pytorch/resnet was not submitted by easyai: it has no easyai.io/request annotation, the values to submit it from" {
+		t.Errorf("a job easyai did not submit: %v (exit %d)", err, exit.Code(err))
+	}
+	err = execute(f, nil, "edited", "-o", "values")
+	if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), "tf/edited: annotation easyai.io/request: ") {
+		t.Errorf("an edited annotation: %v (exit %d)", err, exit.Code(err))
 	}
 }
 
