@@ -37,6 +37,7 @@ var notRun = []struct{ prefix, why string }{
 	{"brew ", "installs a published release through Homebrew"},
 	{"kubectl krew ", "installs a published release through krew (TestKubectlPlugin runs the plugin)"},
 	{"kubectl apply ", "applies the RBAC example to the cluster as its admin"},
+	{"kubectl create secret ", "makes the Secret of a git clone (TestCodeFromGit checks the clone's pod spec)"},
 	{"examples/ci/train.sh ", "a CI step that waits up to 2h for a job in namespace ml-ci; submit --wait --logs is run from README.md"},
 }
 
