@@ -192,6 +192,8 @@ func TestDocumentedCommandsRun(t *testing.T) {
 	easyai.Binary(t) // built once, before the parallel files
 	submitNS := c.Namespace(t)
 	submitKubeconfig := kubeconfigIn(t, c, submitNS)
+	// The team's claim the docs' submits with --storage name.
+	c.BoundClaim(t, submitNS, "team-data")
 
 	files := make([]string, 0, len(byFile))
 	for f := range byFile {
