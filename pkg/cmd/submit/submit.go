@@ -20,9 +20,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
-	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
-	"github.com/easyai-dev/easyai/pkg/userfile"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -34,10 +32,10 @@ type Options struct {
 	// Submission is what the flags ask for; Complete adds the cluster.
 	Submission submit.Submission
 
-	// JobFilePaths are -f as given; Submission.JobFiles holds them read.
-	JobFilePaths []string
-	DryRunArg    string
-	Print        *printers.PrintFlags
+	// SubmitValueFlags are -f as given (Submission.JobFiles holds them
+	// read) and --dry-run.
+	cmdutil.SubmitValueFlags
+	Print *printers.PrintFlags
 	// Wait for the job to finish (--wait), at most Timeout; with Logs,
 	// stream every replica's log meanwhile.
 	Wait    bool
@@ -162,51 +160,8 @@ func examples(kind string) string {
 
 func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs := cmd.Flags()
-	v := &o.Submission.Flags
-	fs.StringVar(&v.Name, "name", "", "job name (default: a readable unique name, printed)")
-	fs.StringVar(&v.Image, "image", "", "container image (default: the configuration's image)")
-	fs.IntVar(&v.Workers, "workers", 1, "number of workers (PyTorch: nodes, the first being the master)")
-	fs.Float64Var(&v.GPUs, "gpus", 0, "GPUs per worker (a fraction such as 0.5 on timaker clusters)")
-	fs.StringVar(&v.CPU, "cpu", "", "CPU per replica, e.g. 4 or 500m")
-	fs.StringVar(&v.Memory, "memory", "", "memory per replica, e.g. 16Gi")
-	fs.StringArrayVar(&v.Env, "env", nil, "environment variable NAME=VALUE (repeatable)")
-	fs.StringVar(&v.WorkingDir, "working-dir", "", "working directory of the command")
-	fs.StringArrayVar(&v.Labels, "label", nil, "label KEY=VALUE on the job and its pods (repeatable)")
-	fs.StringArrayVar(&v.Annotations, "annotation", nil, "annotation KEY=VALUE on the job (repeatable)")
-	fs.StringArrayVar(&v.NodeSelectors, "node-selector", nil, "node label KEY=VALUE the pods must run on (repeatable)")
-	fs.StringArrayVar(&v.Tolerations, "toleration", nil, "tolerate a taint: key[=value]:effect (repeatable)")
-	fs.StringArrayVar(&v.ImagePullSecrets, "image-pull-secret", nil, "Secret to pull the image with (repeatable)")
-	fs.StringVar(&v.ImagePullPolicy, "image-pull-policy", "IfNotPresent", "Always, IfNotPresent or Never")
-	fs.StringVar(&v.ShmSize, "shm-size", "", "size of /dev/shm (a memory volume), e.g. 8Gi")
-	fs.StringVar(&v.Priority, "priority", "", "PriorityClass of the pods (default: the configuration's)")
-	fs.StringVar(&v.Queue, "queue", "", "Volcano queue (default: the configuration's)")
-	fs.BoolVar(&v.Gang, "gang", false, "gang-schedule all replicas together through a Volcano PodGroup")
-	fs.IntVar(&v.Retry, "retry", 0, "times the job is retried after a failure (backoffLimit)")
-	fs.DurationVar(&v.MaxDuration, "max-duration", 0, "stop the job after running this long, e.g. 24h")
-	fs.DurationVar(&v.TTLAfterFinished, "ttl-after-finished", 0, "delete the finished job after this long, e.g. 72h")
-	fs.StringVar(&v.CleanPodPolicy, "clean-pod-policy", "", "pods deleted when the job ends: All, Running or None")
-	fs.StringVar(&v.Experiment, "experiment", "", "experiment the job belongs to (a label)")
-	fs.StringArrayVar(&v.Data, "data", nil, "mount a PersistentVolumeClaim: PVC:/mount/path[:ro] (repeatable)")
-	fs.StringVar(&v.Storage, "storage", "", "the team's shared storage, pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix]: mounts the job's directories and sets summary_dir, model_dir, log_dir, data_dir, share_dir (default: the configuration's storage; docs/storage.md)")
-	fs.StringVar(&v.DataDir, "data-dir", "", "with a storage: what /data_dir mounts, a path below the prefix (default data/USER)")
-	fs.StringVar(&v.PretrainedFrom, "pretrained-from", "", "with a storage: mount that job's model_dir read-only at /pre_model_dir")
-	fs.BoolVar(&v.PersistLogs, "persist-logs", false, "copy every replica's output into log_dir/TASK.log, read by logs after the pods are gone (default with a storage)")
-	fs.BoolVar(&v.NoPersistLogs, "no-persist-logs", false, "with a storage: do not copy the replicas' output into log_dir")
-	fs.StringVar(&v.Code, "code", "", "the job's code in its working directory: git:URL[@REF][#SUBDIR] (cloned by an init container) or dir:PATH (uploaded onto the storage)")
-	fs.StringVar(&v.CodeSecret, "code-secret", "", "Secret with the credentials of --code git: (username and password, or ssh-privatekey and known_hosts)")
-	fs.BoolVar(&v.RDMA, "rdma", false, "timaker clusters: use RDMA (only where the cluster has it)")
-	fs.StringVar(&v.GPUType, "gpu-type", "", "timaker clusters: the GPU model, e.g. V100, A100, T4")
-	fs.BoolVar(&v.Elastic, "elastic", false, "timaker clusters: run on elastic (shared, preemptible) resources")
-	fs.StringVar(&v.FS, "fs", "", "timaker clusters: mount a file system at /opt/ml/code, TYPE:ENDPOINT:PATH[:ro]")
-
-	fs.StringVar(&o.Submission.ChartDir, "chart", "", "render this chart directory instead of the kind's built-in chart")
-	fs.StringArrayVarP(&o.JobFilePaths, "values", "f", nil, `values file, "-" for standard input (repeatable; later files win)`)
-	fs.StringArrayVar(&o.Submission.Set, "set", nil, "set a chart value: key=value, as in Helm (repeatable; wins over everything)")
-	fs.StringVar(&o.DryRunArg, "dry-run", string(submit.DryRunNone), `print the job without creating it: "client", or "server" (validated by the API server)`)
-	fs.Lookup("dry-run").NoOptDefVal = "client"
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cmdutil.CompleteWords("client", "server"))
-	_ = cmd.RegisterFlagCompletionFunc("image-pull-policy", cmdutil.CompleteWords("Always", "IfNotPresent", "Never"))
-	_ = cmd.RegisterFlagCompletionFunc("clean-pod-policy", cmdutil.CompleteWords("All", "Running", "None"))
+	cmdutil.AddSubmitFlags(cmd, &o.Submission.Flags)
+	o.SubmitValueFlags.AddFlags(cmd, &o.Submission)
 	o.Print.AddFlags(cmd)
 	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
 	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
@@ -245,16 +200,7 @@ func commandAfterDash(cmd *cobra.Command, args []string) error {
 
 // readJobFiles reads the -f files once ("-" is stdin, at most once), bounded.
 func (o *Options) readJobFiles(ctx context.Context) error {
-	stdins := 0
-	for _, path := range o.JobFilePaths {
-		if path == userfile.Stdin {
-			stdins++
-		}
-	}
-	if stdins > 1 {
-		return exit.UsageErrorf("-f -: standard input can be read only once")
-	}
-	files, err := render.ReadValueFiles(ctx, o.IO.In, o.JobFilePaths)
+	files, err := o.ReadJobFiles(ctx, o.IO.In)
 	if err != nil {
 		return err
 	}
