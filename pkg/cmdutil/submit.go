@@ -2,11 +2,15 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/userfile"
@@ -89,4 +93,47 @@ func (v *SubmitValueFlags) ReadJobFiles(ctx context.Context, in io.Reader) ([]re
 		return nil, exit.UsageErrorf("-f -: standard input can be read only once")
 	}
 	return render.ReadValueFiles(ctx, in, v.JobFilePaths)
+}
+
+// CompleteSubmission gives a submission what it takes from the
+// configuration and the run: the settings' defaults, the version recorded
+// on the job, the prompter (on a terminal only) and stderr for its notes.
+func CompleteSubmission(f *Factory, s *submit.Submission) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource,
+		Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend, Storage: cfg.Storage}
+	s.CLIVersion = build.Version
+	if f.IOStreams.CanPrompt() {
+		s.Prompter = f.Prompter
+	}
+	s.Notes = f.IOStreams.ErrOut
+	return nil
+}
+
+// PrintSubmitted writes what a submission made as -o asks (name, json,
+// yaml), else as byDefault: the line saying what was submitted, with how
+// to see it on stderr, or yaml (a dry run).
+func PrintSubmitted(f *Factory, p platform.Platform, print *printers.PrintFlags, res *platform.Submitted, byDefault printers.Format) error {
+	out := f.IOStreams.Out
+	format := print.Format()
+	if format == printers.FormatDefault {
+		format = byDefault
+	}
+	switch format {
+	case printers.FormatName:
+		_, err := fmt.Fprintln(out, res.Name)
+		return err
+	case printers.FormatJSON:
+		return printers.JSON(out, res.Shown)
+	case printers.FormatYAML:
+		return printers.YAML(out, res.Shown)
+	}
+	fmt.Fprintln(out, res.Line)
+	if res.Job != nil {
+		fmt.Fprintf(f.IOStreams.ErrOut, "See it with: %s get %s\n", f.ExecutableName, p.JobArgs(res.Job))
+	}
+	return nil
 }

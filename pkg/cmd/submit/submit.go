@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -259,18 +258,11 @@ func (o *Options) checkArgs() error {
 
 // Complete adds the settings and the platform to the submission.
 func (o *Options) Complete() error {
-	f, s := o.Factory, &o.Submission
-	cfg, err := f.Config()
-	if err != nil {
+	if err := cmdutil.CompleteSubmission(o.Factory, &o.Submission); err != nil {
 		return err
 	}
-	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource, Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend, Storage: cfg.Storage}
-	s.CLIVersion = build.Version
-	if o.IO.CanPrompt() {
-		s.Prompter = f.Prompter
-	}
-	s.Notes = o.IO.ErrOut
-	o.platform, err = f.Platform()
+	var err error
+	o.platform, err = o.Factory.Platform()
 	return err
 }
 
@@ -355,23 +347,5 @@ func (o *Options) followLogs(ctx context.Context, job *platform.Job, out io.Writ
 // print writes the job as -o asks (name, json, yaml), else as byDefault:
 // a line saying what was submitted, or yaml for a dry run.
 func (o *Options) print(res *platform.Submitted, byDefault printers.Format) error {
-	out := o.IO.Out
-	format := o.Print.Format()
-	if format == printers.FormatDefault {
-		format = byDefault
-	}
-	switch format {
-	case printers.FormatName:
-		_, err := fmt.Fprintln(out, res.Name)
-		return err
-	case printers.FormatJSON:
-		return printers.JSON(out, res.Shown)
-	case printers.FormatYAML:
-		return printers.YAML(out, res.Shown)
-	}
-	fmt.Fprintln(out, res.Line)
-	if res.Job != nil {
-		fmt.Fprintf(o.IO.ErrOut, "See it with: %s get %s\n", o.Factory.ExecutableName, o.platform.JobArgs(res.Job))
-	}
-	return nil
+	return cmdutil.PrintSubmitted(o.Factory, o.platform, o.Print, res, byDefault)
 }
