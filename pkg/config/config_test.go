@@ -151,6 +151,8 @@ func TestSetRejectsUnknownKeysAndBadValues(t *testing.T) {
 		{KeyFetcherImage, "busybox\n", []string{"not an image reference"}},
 		{KeyQueue, "Research", []string{"not a queue name"}},
 		{KeyPriorityClass, "high_prio", []string{"not a PriorityClass name"}},
+		{KeyStorage, "s3:bucket", []string{`storage "s3:bucket"`, `unknown scheme "s3"`, "pvc:CLAIM[:/prefix]"}},
+		{KeyStorage, "pvc:team:relative", []string{"must be an absolute, clean path"}},
 	} {
 		_, err := Set(path, tc.key, tc.value)
 		wantUsage(t, "Set "+tc.key+" "+tc.value, err, tc.want...)
@@ -161,6 +163,7 @@ func TestSetRejectsUnknownKeysAndBadValues(t *testing.T) {
 	for key, value := range map[string]string{
 		KeyGPUResource: "nvidia.com/mig-1g.5gb", KeyImage: "registry.example.com:5000/team/img@sha256:0123",
 		KeyQueue: "team-a.gpu", KeyPriorityClass: "high", KeyLabels: "example.com/team=vision,empty=",
+		KeyStorage: "nfs:10.0.0.7:/exports/ml:/vision",
 	} {
 		if _, err := Set(path, key, value); err != nil {
 			t.Errorf("Set %s %q: %v", key, value, err)
