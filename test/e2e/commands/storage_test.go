@@ -174,6 +174,15 @@ func TestStorageConventions(t *testing.T) {
 		t.Errorf("--no-persist-logs: the command is %q", cmd)
 	}
 
+	// The configuration's storage (here from the environment) when no
+	// --storage is given.
+	easyai.RunWith(t, append(alice, "EASYAI_STORAGE=pvc:team-data:/cfg"), "submit", "tf", "--name", "fromcfg", "--image", "example.com/train:1",
+		"--env", cluster.RunForEnv+"=10m", "--", "python", "train.py").MustSucceed(t)
+	mounts, claim = mountsOf(t, podOf(t, c, ns, "fromcfg-worker-0"))
+	if dir := jobDirOf(t, c, ns, "fromcfg"); claim != "team-data" || mounts["/model_dir"] != "cfg/"+dir+"/model_dir" {
+		t.Errorf("fromcfg-worker-0 mounts claim %q: %v: want the configuration's storage", claim, mounts)
+	}
+
 	// Bad input exits 2 or 3, names it, and creates nothing.
 	easyai.RunWith(t, alice, "submit", "tf", "--name", "nostore", "--image", "example.com/train:1", "--env", cluster.RunForEnv+"=10m", "--", "python", "x.py").MustSucceed(t)
 	for _, bad := range []struct {
