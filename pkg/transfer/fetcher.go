@@ -24,6 +24,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
 // Defaults of a fetcher pod.
@@ -38,15 +39,50 @@ const (
 	DefaultFetcherDeadline       = 4 * time.Hour
 	// FetcherContainer is the fetcher pod's one container.
 	FetcherContainer = "fetch"
+	// UploaderContainer is the uploader pod's one container.
+	UploaderContainer = "upload"
+	// VolumeRoot is where a helper pod mounts the whole storage volume
+	// (submit --storage), its working directory: every path it is given is
+	// relative to the volume's root.
+	VolumeRoot = "/easyai-storage"
 )
 
-// Mount is a volume of the job's shared storage (submit --data), as the
-// job's resolved values (its request annotation) hold it.
+// Mount is a volume a helper pod mounts: one of the job's shared storage
+// (submit --data), as the job's resolved values (its request annotation)
+// hold it, or the storage of submit --storage (a claim or an NFS export).
 type Mount struct {
-	Claim     string `json:"claim"`
-	MountPath string `json:"mountPath"`
-	SubPath   string `json:"subPath,omitempty"`
-	ReadOnly  bool   `json:"readOnly,omitempty"`
+	Claim string `json:"claim"`
+	// NFS is an NFS export mounted directly, in place of Claim.
+	NFS       *storage.NFS `json:"nfs,omitempty"`
+	MountPath string       `json:"mountPath"`
+	SubPath   string       `json:"subPath,omitempty"`
+	ReadOnly  bool         `json:"readOnly,omitempty"`
+}
+
+// StorageMount is the whole volume of a storage, mounted at VolumeRoot.
+func StorageMount(s storage.Spec) Mount {
+	m := Mount{Claim: s.Claim, MountPath: VolumeRoot}
+	if s.NFS != nil {
+		m.Claim, m.NFS = "", &storage.NFS{Server: s.NFS.Server, Path: s.NFS.Path}
+	}
+	return m
+}
+
+// volume is the mount's volume source; readOnly also protects it from a
+// writer (the kubelet mounts it read-only).
+func (m Mount) volume(readOnly bool) corev1.VolumeSource {
+	if m.NFS != nil {
+		return corev1.VolumeSource{NFS: &corev1.NFSVolumeSource{Server: m.NFS.Server, Path: m.NFS.Path, ReadOnly: readOnly}}
+	}
+	return corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: m.Claim, ReadOnly: readOnly}}
+}
+
+// String names the volume for people: "claim results", "nfs 10.0.0.5:/export".
+func (m Mount) String() string {
+	if m.NFS != nil {
+		return "nfs " + m.NFS.Server + ":" + m.NFS.Path
+	}
+	return "claim " + m.Claim
 }
 
 // request is the part of a job's resolved values a fetcher needs.
@@ -142,13 +178,17 @@ func mountPaths(data []Mount) string {
 	return strings.Join(paths, ", ")
 }
 
-// FetcherSpec is the fetcher pod of a job: it mounts one of the job's
-// shared storage volumes, read-only, and sleeps until the download execs
-// tar in it.
+// FetcherSpec is a helper pod that mounts a storage volume and sleeps
+// until easyai execs tar in it: a fetcher (download, logs) mounts it
+// read-only; an uploader (Upload) mounts it writable.
 type FetcherSpec struct {
-	// Job is the job object: the pod is in its namespace and owned by it.
-	Job   *unstructured.Unstructured
-	Mount Mount
+	// Job is the job the pod works for: the pod is in its namespace and
+	// owned by it. nil: the pod is owned by nothing (an upload before the
+	// job exists), in Namespace, named after JobName when given.
+	Job       *unstructured.Unstructured
+	Namespace string
+	JobName   string
+	Mount     Mount
 	// Placement is the job's: the fetcher runs where its pods could.
 	Placement Placement
 	Image     string
@@ -156,12 +196,45 @@ type FetcherSpec struct {
 	// annotation), should easyai not live to delete it.
 	Deadline time.Duration
 	Now      func() time.Time
+	// Uploader makes the pod an uploader (RoleUploader): the volume is
+	// mounted writable and the pod runs as root with only the capabilities
+	// that writing into directories of other users needs (UploaderPod).
+	Uploader bool
 }
 
-// FetcherPod is the pod of a fetcher. Its working directory is the mount
-// path, so tar is given paths relative to it.
+func (s FetcherSpec) namespace() string {
+	if s.Job != nil {
+		return s.Job.GetNamespace()
+	}
+	return s.Namespace
+}
+
+func (s FetcherSpec) jobName() string {
+	if s.Job != nil {
+		return s.Job.GetName()
+	}
+	return s.JobName
+}
+
+// role is the pod's role label and the word for it in messages.
+func (s FetcherSpec) role() string {
+	if s.Uploader {
+		return jobmodel.RoleUploader
+	}
+	return jobmodel.RoleFetcher
+}
+
+func (s FetcherSpec) container() string {
+	if s.Uploader {
+		return UploaderContainer
+	}
+	return FetcherContainer
+}
+
+// FetcherPod is the pod of a fetcher, or of an uploader. Its working
+// directory is the mount path, so tar is given paths relative to it.
 func FetcherPod(s FetcherSpec) *corev1.Pod {
-	name := s.Job.GetName()
+	name := s.jobName()
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
@@ -171,28 +244,31 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 		seconds = 1
 	}
 	prefix := name
+	if prefix == "" {
+		prefix = "easyai"
+	}
 	if len(prefix) > 40 {
 		prefix = strings.TrimRight(prefix[:40], "-.")
 	}
-	return &corev1.Pod{
+	suffix := "-fetch-"
+	if s.Uploader {
+		suffix = "-upload-"
+	}
+	labels := map[string]string{
+		jobmodel.ManagedByLabel: jobmodel.ManagedByValue,
+		jobmodel.RoleLabel:      s.role(),
+	}
+	if name != "" {
+		labels[jobmodel.NameLabel] = name
+	}
+	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: prefix + "-fetch-",
-			Namespace:    s.Job.GetNamespace(),
-			Labels: map[string]string{
-				jobmodel.ManagedByLabel: jobmodel.ManagedByValue,
-				jobmodel.NameLabel:      name,
-				jobmodel.RoleLabel:      jobmodel.RoleFetcher,
-			},
+			GenerateName: prefix + suffix,
+			Namespace:    s.namespace(),
+			Labels:       labels,
 			Annotations: map[string]string{
 				jobmodel.ExpiresAnnotation: now().Add(s.Deadline).UTC().Format(time.RFC3339),
 			},
-			// The garbage collector deletes the pod with its job.
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: s.Job.GetAPIVersion(),
-				Kind:       s.Job.GetKind(),
-				Name:       name,
-				UID:        s.Job.GetUID(),
-			}},
 		},
 		Spec: corev1.PodSpec{
 			SecurityContext: &corev1.PodSecurityContext{
@@ -208,7 +284,7 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 			NodeSelector:                  s.Placement.NodeSelector,
 			Tolerations:                   s.Placement.Tolerations,
 			Containers: []corev1.Container{{
-				Name:       FetcherContainer,
+				Name:       s.container(),
 				Image:      s.Image,
 				Command:    []string{"sleep", strconv.FormatInt(seconds, 10)},
 				WorkingDir: s.Mount.MountPath,
@@ -223,7 +299,7 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 					SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 				},
 				VolumeMounts: []corev1.VolumeMount{{
-					Name: "data", MountPath: s.Mount.MountPath, SubPath: s.Mount.SubPath, ReadOnly: true,
+					Name: "data", MountPath: s.Mount.MountPath, SubPath: s.Mount.SubPath, ReadOnly: !s.Uploader,
 				}},
 				Resources: corev1.ResourceRequirements{
 					Requests: corev1.ResourceList{
@@ -233,33 +309,89 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 					Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
 				},
 			}},
-			Volumes: []corev1.Volume{{
-				Name: "data",
-				VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{
-					ClaimName: s.Mount.Claim, ReadOnly: true,
-				}},
-			}},
+			Volumes: []corev1.Volume{{Name: "data", VolumeSource: s.Mount.volume(!s.Uploader)}},
 		},
+	}
+	if s.Job != nil {
+		// The garbage collector deletes the pod with its job.
+		pod.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: s.Job.GetAPIVersion(),
+			Kind:       s.Job.GetKind(),
+			Name:       name,
+			UID:        s.Job.GetUID(),
+		}}
+	}
+	if s.Uploader {
+		uploaderSecurity(pod)
+	}
+	return pod
+}
+
+// UploaderCapabilities are all the uploader pod keeps: writing into
+// directories of other users (DAC_OVERRIDE; the kubelet makes a sub-path's
+// missing directories root-owned 0755, and jobs write as any user), and
+// setting the mode and time of files it did not create (FOWNER). tar is
+// told to keep no owner, so it needs no CHOWN.
+var UploaderCapabilities = []corev1.Capability{"DAC_OVERRIDE", "FOWNER"}
+
+// uploaderSecurity makes a fetcher pod an uploader's: user 0 with only
+// UploaderCapabilities, no privilege escalation, the runtime's seccomp
+// profile, a read-only root file system. Pod Security "baseline" admits
+// it, "restricted" does not (it wants a non-root user).
+func uploaderSecurity(pod *corev1.Pod) {
+	pod.Spec.SecurityContext = &corev1.PodSecurityContext{
+		RunAsUser:      ptr(int64(0)),
+		RunAsGroup:     ptr(int64(0)),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	c := &pod.Spec.Containers[0]
+	c.SecurityContext = &corev1.SecurityContext{
+		RunAsUser:                ptr(int64(0)),
+		RunAsNonRoot:             ptr(false),
+		AllowPrivilegeEscalation: ptr(false),
+		ReadOnlyRootFilesystem:   ptr(true),
+		Privileged:               ptr(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: UploaderCapabilities},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// Fetcher is a running fetcher pod.
+// Fetcher is a running fetcher (or uploader) pod.
 type Fetcher struct {
 	Kube      kubernetes.Interface
 	Namespace string
 	Pod       string
+	// Container is the pod's one container, where commands run.
+	Container string
+	// role is "fetcher" or "uploader", for messages.
+	role string
 }
 
-// StartFetcher creates the fetcher pod and waits, at most timeout, for it
-// to run. It deletes the pod again when it does not run.
-func StartFetcher(ctx context.Context, client kubernetes.Interface, s FetcherSpec, timeout time.Duration) (*Fetcher, error) {
-	created, err := client.CoreV1().Pods(s.Job.GetNamespace()).Create(ctx, FetcherPod(s), metav1.CreateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("creating a fetcher pod for %s: %w", s.Job.GetName(), err)
+func (f *Fetcher) what() string {
+	if f.role == "" {
+		return jobmodel.RoleFetcher
 	}
-	f := &Fetcher{Kube: client, Namespace: created.Namespace, Pod: created.Name}
+	return f.role
+}
+
+// StartFetcher creates the fetcher (or uploader) pod and waits, at most
+// timeout, for it to run. It deletes the pod again when it does not run.
+func StartFetcher(ctx context.Context, client kubernetes.Interface, s FetcherSpec, timeout time.Duration) (*Fetcher, error) {
+	created, err := client.CoreV1().Pods(s.namespace()).Create(ctx, FetcherPod(s), metav1.CreateOptions{})
+	if err != nil {
+		what := "a " + s.role() + " pod"
+		if name := s.jobName(); name != "" {
+			what += " for " + name
+		}
+		if apierrors.IsForbidden(err) && s.Uploader && strings.Contains(err.Error(), "violates PodSecurity") {
+			return nil, exit.WithHint(fmt.Errorf("creating %s: %w", what, err),
+				"the uploader runs as root (docs/storage.md, Uploading): Pod Security \"restricted\" refuses it; a namespace at \"baseline\" admits it")
+		}
+		return nil, fmt.Errorf("creating %s: %w", what, err)
+	}
+	f := &Fetcher{Kube: client, Namespace: created.Namespace, Pod: created.Name, Container: s.container(), role: s.role()}
 	if err := f.waitRunning(ctx, timeout); err != nil {
 		_ = f.Delete(ctx)
 		return nil, err
@@ -290,14 +422,14 @@ func (f *Fetcher) waitRunning(ctx context.Context, timeout time.Duration) error 
 			return false, nil
 		}
 		if ev.Type == watch.Deleted {
-			return false, fmt.Errorf("the fetcher pod %s was deleted before it ran", f.Pod)
+			return false, fmt.Errorf("the %s pod %s was deleted before it ran", f.what(), f.Pod)
 		}
 		last = pod
 		switch pod.Status.Phase {
 		case corev1.PodRunning:
 			return true, nil
 		case corev1.PodFailed, corev1.PodSucceeded:
-			return false, fmt.Errorf("the fetcher pod %s ended (%s) before it ran: %s", f.Pod, pod.Status.Phase, kube.PendingReason(pod))
+			return false, fmt.Errorf("the %s pod %s ended (%s) before it ran: %s", f.what(), f.Pod, pod.Status.Phase, kube.PendingReason(pod))
 		}
 		return false, nil
 	})
@@ -308,12 +440,12 @@ func (f *Fetcher) waitRunning(ctx context.Context, timeout time.Duration) error 
 		return ctx.Err()
 	}
 	if wctx.Err() != nil {
-		return exit.TimeoutErrorf("the fetcher pod %s did not run within %s: %s", f.Pod, timeout, kube.PendingReason(last))
+		return exit.TimeoutErrorf("the %s pod %s did not run within %s: %s", f.what(), f.Pod, timeout, kube.PendingReason(last))
 	}
 	return err
 }
 
-// Delete deletes the fetcher pod now. It runs also when ctx was cancelled
+// Delete deletes the pod now. It runs also when ctx was cancelled
 // (Ctrl-C), with a bounded time of its own.
 func (f *Fetcher) Delete(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -321,7 +453,7 @@ func (f *Fetcher) Delete(ctx context.Context) error {
 	background := metav1.DeletePropagationBackground
 	err := f.Kube.CoreV1().Pods(f.Namespace).Delete(ctx, f.Pod, metav1.DeleteOptions{GracePeriodSeconds: new(int64), PropagationPolicy: &background})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting the fetcher pod %s: %w", f.Pod, err)
+		return fmt.Errorf("deleting the %s pod %s: %w", f.what(), f.Pod, err)
 	}
 	return nil
 }

@@ -47,6 +47,10 @@ type Source struct {
 	Dir string
 	// Name is the file or directory in Dir; "." for Dir itself.
 	Name string
+	// Confined: Dir is a sub-path of the working directory (a volume's
+	// root) that tar enters only when no directory of it is a symbolic
+	// link (enterScript); a fetcher pod mounting a whole storage volume.
+	Confined bool
 }
 
 // Path is the source's path as the container sees it.
@@ -222,6 +226,12 @@ exit "${s:-1}"`
 
 // tarCommand archives the source to stdout, from offset on.
 func tarCommand(s Source, offset int64) []string {
+	if s.Confined {
+		if offset == 0 {
+			return confined(s.Dir, false, `exec tar cf - -C "$1" -- "$2"`, s.Name)
+		}
+		return confined(s.Dir, false, resumeScript, s.Name, strconv.FormatInt(offset+1, 10))
+	}
 	if offset == 0 {
 		return []string{"tar", "cf", "-", "-C", s.Dir, "--", s.Name}
 	}
@@ -305,6 +315,11 @@ func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (
 	}
 
 	where := req.Source.Pod + ":" + req.Source.Path()
+	if req.Source.Confined {
+		if cerr := confinementError(err, stderr.String(), where); cerr != nil {
+			return at, cerr
+		}
+	}
 	switch {
 	case failure == nil && err == nil:
 		return at, nil
