@@ -1,0 +1,223 @@
+// Package rerun is "easyai rerun JOB": submit a job again from the values it
+// was submitted with (its easyai.io/request annotation), under a new name,
+// the flags given overriding those values.
+package rerun
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/printers"
+	"github.com/easyai-dev/easyai/pkg/render"
+	"github.com/easyai-dev/easyai/pkg/submit"
+)
+
+// Options of rerun.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
+
+	// Submission is what the flags ask for; Run adds the kind and the
+	// values recorded on the job, below the flags and -f files.
+	Submission submit.Submission
+	cmdutil.SubmitValueFlags
+	// Backend is --backend, for a kind that has two ("": the kind's
+	// default, auto).
+	Backend string
+	Print   *printers.PrintFlags
+
+	// flags are the command's, for what the user set.
+	flags *pflag.FlagSet
+}
+
+// NewCmdRerun returns the command; runF replaces Complete and Run in tests.
+func NewCmdRerun(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{
+		Factory:    f,
+		IO:         f.IOStreams,
+		Submission: submit.Submission{Kinds: f.Kinds},
+		Print:      printers.NewPrintFlags("a line naming the new job; dry runs: yaml", printers.FormatName, printers.FormatJSON, printers.FormatYAML),
+	}
+	cmd := &cobra.Command{
+		Use:   "rerun JOB [flags] [-- COMMAND [ARGS...]]",
+		Short: "Submit a job again, with what it was submitted with",
+		Long: `Submit a job again from the values it was submitted with, which easyai
+recorded on it (its easyai.io/request annotation): the same kind, image,
+command, replicas, resources and storage, under a new name (generated, or
+--name). The job must still exist, finished or not; its new run writes into
+new directories of its storage.
+
+The submit flags given override the recorded values, as flags override a job
+file in "easyai submit -f"; -f files come above the recorded values, --set
+above everything; a command after "--" replaces the recorded one. The
+experiment carries over unless --experiment is given. --workers sets the
+replicas as "easyai submit KIND" does; a kind's own flags (--ps,
+--nproc-per-node, ...) are not taken: use --set.
+
+Labels and annotations given with --label and --annotation at the first
+submit are not part of the recorded values: give them again. A kind with two
+backends (pytorch, jax, xgboost, colossalai) is submitted on the one
+"easyai submit -f" would choose, unless --backend says which.
+
+The new job records the one it came from in its easyai.io/rerun-of
+annotation. A job easyai did not submit has no recorded values (exit 3);
+timaker clusters keep none (exit 2). "easyai get JOB -o values" prints
+them as a job file.`,
+		Example: `  easyai rerun mnist
+  # more workers and another learning rate, under a name of your own
+  easyai rerun tf/mnist --name mnist-lr2 --workers 4 -- python train.py --lr 0.2
+  # what would be submitted, validated by the API server
+  easyai rerun mnist --image registry.example.com/mnist:2 --dry-run=server -o yaml
+  # in a script: only the new job's KIND/NAME on stdout
+  easyai rerun mnist --experiment lr-sweep -o name`,
+		Args:              jobBeforeDash,
+		ValidArgsFunction: cmdutil.CompleteJob(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.runCommand(cmd, args, runF)
+		},
+	}
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	cmdutil.AddSubmitFlags(cmd, &o.Submission.Flags)
+	o.SubmitValueFlags.AddFlags(cmd, &o.Submission)
+	cmd.Flags().StringVar(&o.Backend, "backend", "", "what serves a kind that has two, as submit KIND --backend takes it (pytorch, jax, xgboost: training-operator, trainer or auto; colossalai: t9k, volcano or auto)")
+	o.Print.AddFlags(cmd)
+	return cmd
+}
+
+// jobBeforeDash takes one job before "--" and the command after it.
+func jobBeforeDash(cmd *cobra.Command, args []string) error {
+	before := args
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		before = args[:dash]
+	}
+	if len(before) != 1 {
+		return exit.UsageErrorf("%q needs one job before \"--\": NAME or KIND/NAME (got %d arguments)", cmd.CommandPath(), len(before))
+	}
+	return nil
+}
+
+// runCommand collects the command line, reads the -f files once and runs
+// the steps.
+func (o *Options) runCommand(cmd *cobra.Command, args []string, runF func(*Options) error) error {
+	o.JobArg = args[0]
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		o.Submission.Flags.Command = args[dash:]
+	}
+	o.flags = cmd.Flags()
+	o.Submission.Flags.Changed = func(flag string) bool {
+		if flag == "command" {
+			return len(o.Submission.Flags.Command) > 0
+		}
+		return o.changed(flag)
+	}
+	files, err := o.ReadJobFiles(cmd.Context(), o.IO.In)
+	if err != nil {
+		return err
+	}
+	o.Submission.JobFiles = files
+	return cmdutil.RunSteps(cmd.Context(), o, runF)
+}
+
+// changed reports whether the user set a flag of the command.
+func (o *Options) changed(flag string) bool {
+	if o.flags == nil {
+		return false
+	}
+	fl := o.flags.Lookup(flag)
+	return fl != nil && fl.Changed
+}
+
+// Validate checks the command line without the cluster.
+func (o *Options) Validate() error {
+	if err := o.Print.Validate(); err != nil {
+		return err
+	}
+	dryRun, err := submit.ParseDryRun(o.DryRunArg)
+	if err != nil {
+		return err
+	}
+	o.Submission.DryRun = dryRun
+	return o.ParseJob(o.Factory.Kinds)
+}
+
+// Complete adds the settings and the platform.
+func (o *Options) Complete() error {
+	if err := cmdutil.CompleteSubmission(o.Factory, &o.Submission); err != nil {
+		return err
+	}
+	return o.CompletePlatform(o.Factory)
+}
+
+// Run reads what the job was submitted with and submits it again.
+func (o *Options) Run(ctx context.Context) error {
+	job, err := o.Platform.Find(ctx, o.Ref)
+	if err != nil {
+		return err
+	}
+	recorded, err := o.Platform.Recorded(ctx, job)
+	if err != nil {
+		return err
+	}
+	if err := o.fromRecorded(job, recorded); err != nil {
+		return err
+	}
+	res, err := o.Platform.Submit(ctx, &o.Submission)
+	if err != nil {
+		return err
+	}
+	byDefault := printers.FormatDefault
+	if o.Submission.DryRun != submit.DryRunNone {
+		byDefault = printers.FormatYAML
+	}
+	return cmdutil.PrintSubmitted(o.Factory, o.Platform, o.Print, res, byDefault)
+}
+
+// fromRecorded completes the submission with what job was submitted with:
+// its kind (with its --workers and --backend), its values as the first job
+// file, its experiment unless --experiment is given, and the annotation
+// naming it.
+func (o *Options) fromRecorded(job *platform.Job, recorded *platform.Recorded) error {
+	s := &o.Submission
+	k := recorded.Kind
+	file, err := recorded.JobFile()
+	if err != nil {
+		return err
+	}
+	s.Kind = k
+	s.JobFiles = append([]render.ValueFile{{Name: "(the values recorded on " + job.String() + ")", Data: file}}, s.JobFiles...)
+
+	// The kind's own flags, at their defaults, turn --workers into its
+	// replicas and carry --backend; the command's flags follow, so that a
+	// backend choice sees what the user set.
+	kindFlags := pflag.NewFlagSet(k.Name(), pflag.ContinueOnError)
+	s.KindValues = k.SubmitFlags(kindFlags)
+	if o.changed("backend") {
+		if kindFlags.Lookup("backend") == nil {
+			return exit.UsageErrorf("--backend %s: %s jobs have one backend", o.Backend, k.Name())
+		}
+		if err := kindFlags.Set("backend", o.Backend); err != nil {
+			return exit.UsageErrorf("--backend %s: %v", o.Backend, err)
+		}
+	}
+	backendFlags := pflag.NewFlagSet(k.Name(), pflag.ContinueOnError)
+	backendFlags.AddFlagSet(kindFlags)
+	if o.flags != nil {
+		backendFlags.AddFlagSet(o.flags)
+	}
+	s.BackendFlags = backendFlags
+
+	if !o.changed("experiment") {
+		s.Flags.Experiment = recorded.Experiment
+	}
+	s.Flags.Annotations = append(s.Flags.Annotations, fmt.Sprintf("%s=%s", jobmodel.RerunOfAnnotation, job))
+	return s.Validate()
+}
