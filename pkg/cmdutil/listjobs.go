@@ -1,0 +1,35 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/klog/v2"
+
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/kube"
+)
+
+// ListJobs lists the jobs of the namespace (-n, else the context's) as
+// list does: one LIST per kind, all kinds at once. A kind the user may not
+// list is skipped with a warning on stderr; one the cluster does not serve
+// is skipped quietly (said at -v 1). On a timaker cluster it fails with
+// the factory's one line: the commands that use it need Kubernetes.
+func ListJobs(ctx context.Context, f *Factory, opts jobclient.ListOptions) (namespace string, jobs []jobclient.Job, err error) {
+	ns, client, err := NamespacedJobs(f)
+	if err != nil {
+		return "", nil, err
+	}
+	opts.Namespace = ns
+	res, err := client.List(ctx, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, k := range res.NotInstalled {
+		klog.V(1).Infof("%v, skipped", kube.NotInstalledError(k))
+	}
+	for _, k := range res.Refused {
+		fmt.Fprintf(f.IOStreams.ErrOut, "Warning: cannot list %s in %s: forbidden\n", k.Resource().Resource, ns)
+	}
+	return ns, res.Jobs, nil
+}
