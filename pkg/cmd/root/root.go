@@ -27,12 +27,15 @@ import (
 	doctorcmd "github.com/easyai-dev/easyai/pkg/cmd/doctor"
 	downloadcmd "github.com/easyai-dev/easyai/pkg/cmd/download"
 	execcmd "github.com/easyai-dev/easyai/pkg/cmd/exec"
+	experimentscmd "github.com/easyai-dev/easyai/pkg/cmd/experiments"
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
 	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
 	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
 	opencmd "github.com/easyai-dev/easyai/pkg/cmd/open"
 	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
+	prunecmd "github.com/easyai-dev/easyai/pkg/cmd/prune"
+	reruncmd "github.com/easyai-dev/easyai/pkg/cmd/rerun"
 	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
 	runtimescmd "github.com/easyai-dev/easyai/pkg/cmd/runtimes"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
@@ -56,9 +59,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 XGBoost, Paddle, JAX, Volcano, ColossalAI) to a Kubernetes cluster and works
 with them: list and inspect them, follow their logs, run commands and open
 shells in their replicas, forward their ports, download their files, wait for
-them, suspend, resume and delete them. It keeps no state of its own:
-everything lives in labels and annotations on the cluster's objects, and it
-reaches the cluster through your kubeconfig, as kubectl does.
+them, suspend, resume, submit them again, and delete them. It keeps no state
+of its own: everything lives in labels and annotations on the cluster's
+objects, and it reaches the cluster through your kubeconfig, as kubectl does.
 
 Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 5 timed out, 130 interrupted.`,
@@ -133,12 +136,15 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 	return []commandGroup{
 		{"jobs", "Jobs:", []*cobra.Command{
 			submitcmd.NewCmdSubmit(f, nil),
+			reruncmd.NewCmdRerun(f, nil),
 			listcmd.NewCmdList(f, nil),
+			experimentscmd.NewCmdExperiments(f, nil),
 			getcmd.NewCmdGet(f, nil),
 			waitcmd.NewCmdWait(f, nil),
 			suspendcmd.NewCmdSuspend(f, nil),
 			resumecmd.NewCmdResume(f, nil),
 			deletecmd.NewCmdDelete(f, nil),
+			prunecmd.NewCmdPrune(f, nil),
 			topcmd.NewCmdTop(f, nil),
 			runtimescmd.NewCmdRuntimes(f, nil),
 		}},
