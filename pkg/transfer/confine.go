@@ -52,6 +52,9 @@ set -- . "$@"
 // confined is the command that runs script in the sub-path dir of the
 // working directory (enterScript), with args as $2, $3...
 func confined(dir string, mkdir bool, script string, args ...string) []string {
+	if dir == "." {
+		return append([]string{"sh", "-c", script, "sh", "."}, args...)
+	}
 	return append([]string{"sh", "-c", enterScript(mkdir) + script, "sh", dir}, args...)
 }
 

@@ -87,8 +87,11 @@ func (m Mount) String() string {
 
 // request is the part of a job's resolved values a fetcher needs.
 type request struct {
-	WorkingDir   string              `json:"workingDir"`
-	Data         []Mount             `json:"data"`
+	WorkingDir string  `json:"workingDir"`
+	Data       []Mount `json:"data"`
+	Code       struct {
+		Dir bool `json:"dir"`
+	} `json:"code"`
 	NodeSelector map[string]string   `json:"nodeSelector"`
 	Tolerations  []corev1.Toleration `json:"tolerations"`
 }
@@ -125,55 +128,134 @@ func requestOf(obj *unstructured.Unstructured) (request, error) {
 // ErrNotOnStorage is a path that no shared storage of the job holds.
 var ErrNotOnStorage = errors.New("not on the job's shared storage")
 
+// Found is where a remote path of a job is on its shared storage.
+type Found struct {
+	// Mount is what the fetcher mounts: a --data volume as the job's pods
+	// mount it, or the whole volume of --storage at VolumeRoot.
+	Mount Mount
+	// Rel is the path relative to the mount path, the fetcher's working
+	// directory.
+	Rel string
+	// Confined: Rel is a path of the whole volume, whose directories tar
+	// enters without following a symlink (Source.Confined).
+	Confined bool
+	// Location names the path for people: "results:/mnt/results/x" (a
+	// claim of --data and the path in the pods),
+	// "pvc:team-data:/teams/a/mnist-x7k2p/model_dir/x".
+	Location string
+}
+
+// storageDir is a directory the job's pods mount: its mount path, and
+// where it is.
+type storageDir struct {
+	mountPath string
+	found     Found
+}
+
 // StorageFor finds the shared storage of the job that holds the remote
-// path p, and p relative to where it is mounted. A relative p is taken
-// from the job's working directory, when its values set one. The error
-// wraps ErrNotOnStorage when no storage holds p.
-func StorageFor(obj *unstructured.Unstructured, p string) (Mount, string, error) {
+// path p: a volume of submit --data, or a directory of submit --storage
+// (/model_dir, /log_dir, /share_dir, /data_dir, /pre_model_dir, the working
+// directory of --code dir, and /summary_dir, which is task's own). A
+// relative p is taken from the job's working directory, when its values
+// set one. The error wraps ErrNotOnStorage when no storage holds p.
+func StorageFor(obj *unstructured.Unstructured, p, task string) (Found, error) {
 	req, err := requestOf(obj)
 	if err != nil {
-		return Mount{}, "", err
+		return Found{}, err
 	}
-	if len(req.Data) == 0 {
-		return Mount{}, "", fmt.Errorf("%w: the job has no --data storage", ErrNotOnStorage)
+	var dirs []storageDir
+	for _, m := range req.Data {
+		dirs = append(dirs, storageDir{mountPath: path.Clean(m.MountPath), found: Found{Mount: m}})
+	}
+	v, serr := storage.Of(obj)
+	if serr == nil {
+		dirs = append(dirs, storageDirs(v, req, task)...)
+	}
+	if len(dirs) == 0 {
+		if serr != nil && !errors.Is(serr, storage.ErrNoStorage) {
+			return Found{}, serr
+		}
+		return Found{}, fmt.Errorf("%w: the job has no --storage and no --data", ErrNotOnStorage)
 	}
 	if !path.IsAbs(p) {
 		if !path.IsAbs(req.WorkingDir) {
-			return Mount{}, "", fmt.Errorf("%w: %q is relative to the container's working directory, which the job does not set; give an absolute path under %s", ErrNotOnStorage, p, mountPaths(req.Data))
+			return Found{}, fmt.Errorf("%w: %q is relative to the container's working directory, which the job does not set; give an absolute path under %s", ErrNotOnStorage, p, mountPaths(dirs))
 		}
 		p = path.Join(req.WorkingDir, p)
 	}
 	p = path.Clean(p)
-	var best Mount
-	var rel string
-	found := false
-	for _, m := range req.Data {
-		mp := path.Clean(m.MountPath)
+	best, rel := -1, ""
+	for i, d := range dirs {
 		var r string
 		switch {
-		case p == mp:
+		case p == d.mountPath:
 			r = "."
-		case mp == "/":
+		case d.mountPath == "/":
 			r = strings.TrimPrefix(p, "/")
-		case strings.HasPrefix(p, mp+"/"):
-			r = strings.TrimPrefix(p, mp+"/")
+		case strings.HasPrefix(p, d.mountPath+"/"):
+			r = strings.TrimPrefix(p, d.mountPath+"/")
 		default:
 			continue
 		}
-		if !found || len(mp) > len(path.Clean(best.MountPath)) {
-			best, rel, found = m, r, true
+		if best < 0 || len(d.mountPath) > len(dirs[best].mountPath) {
+			best, rel = i, r
 		}
 	}
-	if !found {
-		return Mount{}, "", fmt.Errorf("%w: %s is under none of %s", ErrNotOnStorage, p, mountPaths(req.Data))
+	if best < 0 {
+		if serr != nil && !errors.Is(serr, storage.ErrNoStorage) {
+			return Found{}, fmt.Errorf("%w: %s is under none of %s (and %v)", ErrNotOnStorage, p, mountPaths(dirs), serr)
+		}
+		return Found{}, fmt.Errorf("%w: %s is under none of %s", ErrNotOnStorage, p, mountPaths(dirs))
 	}
-	return best, rel, nil
+	f := dirs[best].found
+	if f.Confined {
+		// The directory's path on the volume, then the path below it.
+		if rel != "." {
+			f.Location += "/" + rel
+		}
+		f.Rel = path.Join(f.Rel, rel)
+		return f, nil
+	}
+	f.Rel = rel
+	f.Location = f.Mount.Claim + ":" + p
+	return f, nil
 }
 
-func mountPaths(data []Mount) string {
-	paths := make([]string, len(data))
-	for i, m := range data {
-		paths[i] = m.MountPath
+// storageDirs are the directories of a job's --storage, as mounted in its
+// pods; /summary_dir is task's.
+func storageDirs(v storage.Values, req request, task string) []storageDir {
+	mount := StorageMount(v.Spec)
+	var dirs []storageDir
+	add := func(mountPath, sub string) {
+		dirs = append(dirs, storageDir{mountPath: mountPath, found: Found{
+			Mount: mount, Rel: v.OnVolume(sub), Confined: true, Location: v.Spec.Location(sub),
+		}})
+	}
+	for _, d := range v.Dirs() {
+		sub := d.SubPath
+		if d.Env == storage.SummaryDir {
+			if task == "" || !validTask(task) {
+				continue
+			}
+			sub = strings.Replace(sub, storage.Task, task, 1)
+		}
+		add(d.MountPath, sub)
+	}
+	if req.Code.Dir && path.IsAbs(req.WorkingDir) {
+		add(path.Clean(req.WorkingDir), path.Join(v.JobDir, "code"))
+	}
+	return dirs
+}
+
+// validTask is a replica's name that may stand in a path: ROLE-INDEX.
+func validTask(task string) bool {
+	return task != "." && task != ".." && !strings.ContainsAny(task, "/\\\x00")
+}
+
+func mountPaths(dirs []storageDir) string {
+	paths := make([]string, len(dirs))
+	for i, d := range dirs {
+		paths[i] = d.mountPath
 	}
 	return strings.Join(paths, ", ")
 }

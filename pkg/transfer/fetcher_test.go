@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"errors"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
 func tfJob(request string) *unstructured.Unstructured {
@@ -43,21 +45,73 @@ func TestStorageFor(t *testing.T) {
 		{"outputs", "data", "code/outputs"},
 		{".", "data", "code"},
 	} {
-		m, rel, err := StorageFor(tfJob(req), tt.path)
-		if err != nil || m.Claim != tt.claim || rel != tt.rel {
-			t.Errorf("%s: %+v %q %v; want claim %s, %q", tt.path, m, rel, err, tt.claim, tt.rel)
+		f, err := StorageFor(tfJob(req), tt.path, "worker-0")
+		if err != nil || f.Mount.Claim != tt.claim || f.Rel != tt.rel || f.Confined || f.Location != tt.claim+":"+path.Join("/mnt/data/code", tt.path) && f.Location != tt.claim+":"+path.Clean(tt.path) {
+			t.Errorf("%s: %+v %v; want claim %s, %q", tt.path, f, err, tt.claim, tt.rel)
 		}
 	}
 	for _, tt := range []struct{ request, path, err string }{
 		{req, "/mnt/database", "/mnt/database is under none of /mnt/data, /mnt/data/ckpt"},
 		{req, "/etc", "/etc is under none of"},
-		{"", "/mnt/data", "the job has no --data storage"},
+		{"", "/mnt/data", "the job has no --storage and no --data"},
 		{`{"data":[{"claim":"data","mountPath":"/mnt/data"}]}`, "outputs", `"outputs" is relative to the container's working directory, which the job does not set; give an absolute path under /mnt/data`},
 	} {
-		_, _, err := StorageFor(tfJob(tt.request), tt.path)
+		_, err := StorageFor(tfJob(tt.request), tt.path, "worker-0")
 		if !errors.Is(err, ErrNotOnStorage) || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%s: %v, want %q", tt.path, err, tt.err)
 		}
+	}
+}
+
+// withStorage is a job submitted with --storage: its request and its job
+// directory annotation.
+func withStorage(request string) *unstructured.Unstructured {
+	obj := tfJob(request)
+	ann := obj.GetAnnotations()
+	ann[jobmodel.JobDirAnnotation] = "mnist-x7k2p"
+	obj.SetAnnotations(ann)
+	return obj
+}
+
+// The directories of --storage are found on the whole volume, mounted at
+// VolumeRoot; /summary_dir is the task's own.
+func TestStorageForTheStoragesDirectories(t *testing.T) {
+	obj := withStorage(`{"workingDir":"/workspace","code":{"dir":true},"data":[{"claim":"ckpt","mountPath":"/model_dir/ckpt"}],` +
+		`"storage":{"claim":"team-data","prefix":"teams/a","jobDir":"mnist-x7k2p","dataDir":"data/alice","preJobDir":"base-b2c3d","persistLogs":true}}`)
+	for _, tt := range []struct{ path, task, rel, location string }{
+		{"/model_dir", "worker-0", "teams/a/mnist-x7k2p/model_dir", "pvc:team-data:/teams/a/mnist-x7k2p/model_dir"},
+		{"/model_dir/step-9/w.pt", "", "teams/a/mnist-x7k2p/model_dir/step-9/w.pt", "pvc:team-data:/teams/a/mnist-x7k2p/model_dir/step-9/w.pt"},
+		{"/model_dir/.hidden", "", "teams/a/mnist-x7k2p/model_dir/.hidden", "pvc:team-data:/teams/a/mnist-x7k2p/model_dir/.hidden"},
+		{"/log_dir/", "", "teams/a/mnist-x7k2p/log_dir", "pvc:team-data:/teams/a/mnist-x7k2p/log_dir"},
+		{"/share_dir/x", "", "teams/a/mnist-x7k2p/share_dir/x", "pvc:team-data:/teams/a/mnist-x7k2p/share_dir/x"},
+		{"/data_dir", "", "teams/a/data/alice", "pvc:team-data:/teams/a/data/alice"},
+		{"/pre_model_dir", "", "teams/a/base-b2c3d/model_dir", "pvc:team-data:/teams/a/base-b2c3d/model_dir"},
+		{"/summary_dir", "worker-1", "teams/a/mnist-x7k2p/worker-1/summary_dir", "pvc:team-data:/teams/a/mnist-x7k2p/worker-1/summary_dir"},
+		{"/summary_dir/events", "ps-0", "teams/a/mnist-x7k2p/ps-0/summary_dir/events", "pvc:team-data:/teams/a/mnist-x7k2p/ps-0/summary_dir/events"},
+		{"outputs", "", "teams/a/mnist-x7k2p/code/outputs", "pvc:team-data:/teams/a/mnist-x7k2p/code/outputs"},
+	} {
+		f, err := StorageFor(obj, tt.path, tt.task)
+		if err != nil || !f.Confined || f.Rel != tt.rel || f.Location != tt.location || f.Mount.Claim != "team-data" || f.Mount.MountPath != VolumeRoot || f.Mount.SubPath != "" {
+			t.Errorf("%s (%s): %+v %v\nwant %s at %s", tt.path, tt.task, f, err, tt.rel, tt.location)
+		}
+	}
+	// A --data volume mounted below a storage directory is more precise.
+	if f, err := StorageFor(obj, "/model_dir/ckpt/a", ""); err != nil || f.Confined || f.Mount.Claim != "ckpt" || f.Rel != "a" {
+		t.Errorf("--data below /model_dir: %+v %v", f, err)
+	}
+	// Without a task there is no /summary_dir.
+	if _, err := StorageFor(obj, "/summary_dir", ""); !errors.Is(err, ErrNotOnStorage) {
+		t.Errorf("/summary_dir without a task: %v", err)
+	}
+	nfs := withStorage(`{"storage":{"nfs":{"server":"10.0.0.5","path":"/export"},"jobDir":"mnist-x7k2p","dataDir":"data/alice"}}`)
+	f, err := StorageFor(nfs, "/model_dir", "")
+	if err != nil || f.Mount.NFS == nil || f.Mount.NFS.Server != "10.0.0.5" || f.Rel != "mnist-x7k2p/model_dir" || f.Location != "nfs:10.0.0.5:/export/mnist-x7k2p/model_dir" {
+		t.Errorf("nfs: %+v %v", f, err)
+	}
+	// Annotations that disagree are an error, not "no storage".
+	broken := tfJob(`{"storage":{"claim":"team-data","jobDir":"mnist-x7k2p","dataDir":"data/alice"}}`)
+	if _, err := StorageFor(broken, "/model_dir", ""); err == nil || errors.Is(err, storage.ErrNoStorage) || !strings.Contains(err.Error(), jobmodel.JobDirAnnotation) {
+		t.Errorf("annotations that disagree: %v", err)
 	}
 }
 

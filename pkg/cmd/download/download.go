@@ -21,8 +21,13 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/remote"
+	"github.com/easyai-dev/easyai/pkg/storage"
 	"github.com/easyai-dev/easyai/pkg/transfer"
 )
+
+// modelDir is what download takes from a job with --storage when no path
+// is given.
+const modelDir = "/model_dir"
 
 // Options of download.
 type Options struct {
@@ -54,6 +59,9 @@ type Options struct {
 	maxBytes int64
 	// fetcherImageSet: --fetcher-image was given, over the setting.
 	fetcherImageSet bool
+	// pathGiven: REMOTE_PATH was given (else the job's model_dir on its
+	// --storage, or the working directory).
+	pathGiven bool
 }
 
 // NewCmdDownload returns the command; runF replaces Complete and Run in tests.
@@ -67,8 +75,9 @@ func NewCmdDownload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Comman
 "kubectl cp" does: tar runs in the replica's container and its archive is
 unpacked into LOCAL_DIR (default: the current directory, made if missing).
 
-REMOTE_PATH defaults to the container's working directory; a relative path is
-taken from it. A directory keeps its name under LOCAL_DIR ("outputs" becomes
+REMOTE_PATH defaults to the job's /model_dir when it was submitted with
+--storage, else to the container's working directory; a relative path is
+taken from the working directory. A directory keeps its name under LOCAL_DIR ("outputs" becomes
 LOCAL_DIR/outputs); "." unpacks the working directory's content into
 LOCAL_DIR itself. Without --task the files come from the first of chief,
 master, launcher and worker-0 (said on stderr). The container needs tar.
@@ -87,12 +96,16 @@ arrived again. Files that changed while tar read them (tar's exit status 1,
 usual while a job writes) are named in a warning; the download succeeds.
 
 When the replica's pod is gone (the job ended and was cleaned up) or does
-not run, a path on the job's shared storage (submit --data) can still be
-fetched: easyai starts a short-lived fetcher pod in the job's namespace that
-mounts the same claim read-only, copies from it and deletes it (also on
-Ctrl-C, on a closed terminal and on errors; the job owns it and it has a
-deadline, should easyai not live to delete it). Other paths cannot be
-fetched once the pods are gone. The fetcher runs as user 65534 (nobody),
+not run, a path on the job's shared storage can still be fetched: the
+directories of --storage (/model_dir, /log_dir, /share_dir, /data_dir,
+/pre_model_dir, the working directory of --code dir, and /summary_dir, the
+one of --task's replica) and the volumes of --data. easyai starts a
+short-lived fetcher pod in the job's namespace that mounts the same volume
+read-only, copies from it and deletes it (also on Ctrl-C, on a closed
+terminal and on errors; the job owns it and it has a deadline, should
+easyai not live to delete it). On --storage's volume, a directory that is
+a symbolic link is not followed. Other paths cannot be fetched once the
+pods are gone. The fetcher runs as user 65534 (nobody),
 without privileges, as Pod Security "restricted" requires: it reads what
 that user may read. Its image (--fetcher-image, or the fetcher-image
 setting) needs sh, sleep and tar.
@@ -106,6 +119,12 @@ template) also prints the summary as a document on stdout.`,
   # one file of worker-1 into /tmp
   easyai download tf/mnist logs/train.log /tmp --task worker-1
 
+  # the model_dir of a job submitted with --storage, into ./model_dir
+  easyai download mnist
+
+  # worker-1's TensorBoard events, also after the job's pods are gone
+  easyai download mnist /summary_dir ./tb --task worker-1
+
   # after the job ended: from the storage it mounted with --data ckpt:/mnt/ckpt
   easyai download mnist /mnt/ckpt/run-3 ./checkpoints
 
@@ -117,7 +136,7 @@ template) also prints the summary as a document on stdout.`,
 			o.JobArg, o.RemotePath, o.LocalDir = args[0], ".", "."
 			o.fetcherImageSet = cmd.Flags().Changed("fetcher-image")
 			if len(args) > 1 {
-				o.RemotePath = args[1]
+				o.RemotePath, o.pathGiven = args[1], true
 			}
 			if len(args) > 2 {
 				o.LocalDir = args[2]
@@ -212,11 +231,14 @@ func (o *Options) Complete() error {
 
 // Summary is what -o json prints.
 type Summary struct {
-	Job      string  `json:"job"`
-	Task     string  `json:"task"`
-	Pod      string  `json:"pod"`
-	Path     string  `json:"path"`
-	Claim    string  `json:"claim,omitempty"`
+	Job   string `json:"job"`
+	Task  string `json:"task"`
+	Pod   string `json:"pod"`
+	Path  string `json:"path"`
+	Claim string `json:"claim,omitempty"`
+	// Storage is where the files were on the job's --storage
+	// (pvc:CLAIM:/PATH or nfs:SERVER:/PATH), when a fetcher read them there.
+	Storage  string  `json:"storage,omitempty"`
 	LocalDir string  `json:"localDir"`
 	Files    int     `json:"files"`
 	Bytes    int64   `json:"bytes"`
@@ -236,6 +258,12 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	name := j.Kind.Name() + "/" + j.Object.GetName()
+	if !o.pathGiven {
+		if _, err := storage.Of(j.Object); err == nil {
+			o.RemotePath = modelDir
+			fmt.Fprintf(o.IO.ErrOut, "Downloading the model_dir of %s (give a path for another)\n", name)
+		}
+	}
 	if remote.Runnable(r) == nil {
 		if note != "" {
 			fmt.Fprintln(o.IO.ErrOut, note)
@@ -257,23 +285,28 @@ func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r jobmodel.Rep
 			state = "not running"
 		}
 	}
-	mount, rel, err := transfer.StorageFor(j.Object, o.RemotePath)
+	found, err := transfer.StorageFor(j.Object, o.RemotePath, r.Task)
 	if errors.Is(err, transfer.ErrNotOnStorage) {
 		return exit.WithHint(
 			exit.NotFoundErrorf("the pod of %s's replica %s is %s, so %s cannot be read from it: %v", name, r.Task, state, o.RemotePath, err),
-			"once a job's pods are gone, only paths on its --data storage can be fetched")
+			"once a job's pods are gone, only paths on its --storage or --data storage can be fetched")
 	}
 	if err != nil {
 		return err
 	}
-	abs := path.Join(mount.MountPath, rel)
-	fmt.Fprintf(o.IO.ErrOut, "The pod of %s's replica %s is %s: fetching %s from claim %s through a fetcher pod\n", name, r.Task, state, abs, mount.Claim)
+	abs := o.RemotePath
+	if found.Confined {
+		fmt.Fprintf(o.IO.ErrOut, "The pod of %s's replica %s is %s: fetching %s (%s) through a fetcher pod\n", name, r.Task, state, abs, found.Location)
+	} else {
+		abs = path.Join(found.Mount.MountPath, found.Rel)
+		fmt.Fprintf(o.IO.ErrOut, "The pod of %s's replica %s is %s: fetching %s from claim %s through a fetcher pod\n", name, r.Task, state, abs, found.Mount.Claim)
+	}
 	placement, err := transfer.PlacementOf(j.Object)
 	if err != nil {
 		return err
 	}
 	fetcher, err := transfer.StartFetcher(ctx, o.Kube, transfer.FetcherSpec{
-		Job: j.Object, Mount: mount, Placement: placement, Image: o.FetcherImage, Deadline: o.FetcherDeadline, Now: o.Factory.Now,
+		Job: j.Object, Mount: found.Mount, Placement: placement, Image: o.FetcherImage, Deadline: o.FetcherDeadline, Now: o.Factory.Now,
 	}, o.FetcherTimeout)
 	if err != nil {
 		return err
@@ -285,11 +318,14 @@ func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r jobmodel.Rep
 	}()
 	// The fetcher's working directory is the mount path: tar is given the
 	// path relative to it.
-	dir, base, _ := transfer.SplitPath(rel)
+	dir, base, _ := transfer.SplitPath(found.Rel)
 	_, _, into := transfer.SplitPath(o.RemotePath)
-	src := transfer.Source{Namespace: o.Namespace, Pod: fetcher.Pod, Container: transfer.FetcherContainer, Dir: dir, Name: base}
-	sum := Summary{Job: name, Task: r.Task, Pod: fetcher.Pod, Path: abs, Claim: mount.Claim}
-	return o.download(ctx, src, into, sum, mount.Claim+":"+abs)
+	src := transfer.Source{Namespace: o.Namespace, Pod: fetcher.Pod, Container: fetcher.Container, Dir: dir, Name: base, Confined: found.Confined}
+	sum := Summary{Job: name, Task: r.Task, Pod: fetcher.Pod, Path: abs, Claim: found.Mount.Claim}
+	if found.Confined {
+		sum.Storage = found.Location
+	}
+	return o.download(ctx, src, into, sum, found.Location)
 }
 
 func (o *Options) download(ctx context.Context, src transfer.Source, into string, sum Summary, from string) error {
@@ -298,9 +334,9 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 		Retries: o.Retries, Backoff: o.Backoff, Warnings: o.IO.ErrOut,
 		MaxBytes: o.maxBytes, MaxFiles: o.MaxFiles, IdleTimeout: o.IdleTimeout,
 	}
-	var bar *progressBar
+	var bar *cmdutil.ProgressBar
 	if o.IO.IsStderrTTY() {
-		bar = newProgressBar(o.IO.ErrOut, from)
+		bar = cmdutil.NewProgressBar(o.IO.ErrOut, from)
 		req.Progress = bar
 	}
 	res, err := transfer.Download(ctx, req)

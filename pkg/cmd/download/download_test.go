@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
@@ -32,6 +33,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/remote"
+	"github.com/easyai-dev/easyai/pkg/transfer"
 )
 
 func run(cmd *cobra.Command, args ...string) error {
@@ -87,12 +89,15 @@ func (c *container) Exec(_ context.Context, namespace, pod, ctr string, command 
 	return err
 }
 
-func outputsArchive(t *testing.T) []byte {
+func outputsArchive(t *testing.T) []byte { return dirArchive(t, "outputs") }
+
+// dirArchive is tar's archive of a directory named dir with two files.
+func dirArchive(t *testing.T, dir string) []byte {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	for _, e := range []struct {
 		name, content string
-	}{{"outputs/", ""}, {"outputs/metrics.json", `{"acc":0.9}`}, {"outputs/model.bin", strings.Repeat("w", 3<<20)}} {
+	}{{dir + "/", ""}, {dir + "/metrics.json", `{"acc":0.9}`}, {dir + "/model.bin", strings.Repeat("w", 3<<20)}} {
 		hdr := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.content)), Typeflag: tar.TypeReg}
 		if strings.HasSuffix(e.name, "/") {
 			hdr.Typeflag, hdr.Mode = tar.TypeDir, 0o755
@@ -255,7 +260,7 @@ func TestDownloadOfAPathOffStorageOnceThePodsAreGone(t *testing.T) {
 	err := run(newCmd(f, c), "done", "/workspace/outputs")
 	if exit.Code(err) != exit.NotFound ||
 		err.Error() != "the pod of tf/done's replica worker-0 is gone, so /workspace/outputs cannot be read from it: not on the job's shared storage: /workspace/outputs is under none of /mnt/results" ||
-		exit.Hint(err) != "once a job's pods are gone, only paths on its --data storage can be fetched" {
+		exit.Hint(err) != "once a job's pods are gone, only paths on its --storage or --data storage can be fetched" {
 		t.Errorf("err %v (code %d, hint %q)", err, exit.Code(err), exit.Hint(err))
 	}
 	if len(c.commands) != 0 || len(kube.Actions()) != 1 { // the LIST of the pods
@@ -345,5 +350,84 @@ func TestFetcherImageFromTheSetting(t *testing.T) {
 		if image != tt.want {
 			t.Errorf("setting %q, flag %q: image %q, want %q", tt.setting, tt.flag, image, tt.want)
 		}
+	}
+}
+
+// stored is a succeeded job whose pods are gone, submitted with --storage
+// pvc:team-data:/teams/a.
+func stored() runtime.Object {
+	obj := finished(`{"storage":{"claim":"team-data","prefix":"teams/a","jobDir":"done-x7k2p","dataDir":"data/alice","persistLogs":true}}`).(*unstructured.Unstructured)
+	ann := obj.GetAnnotations()
+	ann[jobmodel.JobDirAnnotation] = "done-x7k2p"
+	obj.SetAnnotations(ann)
+	return obj
+}
+
+func runningFetchers() *kubefake.Clientset {
+	kube := kubefake.NewClientset()
+	kube.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		pod := a.(clienttesting.CreateAction).GetObject().(*corev1.Pod)
+		pod.Name = pod.GenerateName + "abcde"
+		pod.Status.Phase = corev1.PodRunning
+		return false, nil, nil
+	})
+	return kube
+}
+
+// Without a path, a job with --storage gives its model_dir, fetched from
+// the whole volume once its pods are gone.
+func TestDownloadOfTheModelDirOffTheStorage(t *testing.T) {
+	kube := runningFetchers()
+	c := &container{archive: dirArchive(t, "model_dir")}
+	f, stdout, stderr := factory(t, false, kube, stored())
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := run(newCmd(f, c), "done", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "model_dir", "metrics.json")); err != nil {
+		t.Error(err)
+	}
+	if len(c.commands) != 2 || c.commands[0] != "team-a/done-fetch-abcde[fetch]: du -sb -- teams/a/done-x7k2p/model_dir" ||
+		!strings.HasPrefix(c.commands[1], "team-a/done-fetch-abcde[fetch]: sh -c ") ||
+		!strings.HasSuffix(c.commands[1], `exec tar cf - -C "$1" -- "$2" sh teams/a/done-x7k2p model_dir`) {
+		t.Errorf("commands:\n%s", strings.Join(c.commands, "\n"))
+	}
+	got := elapsed.ReplaceAllString(stderr.String(), " in X")
+	want := "Downloading the model_dir of tf/done (give a path for another)\n" +
+		"The pod of tf/done's replica worker-0 is gone: fetching /model_dir (pvc:team-data:/teams/a/done-x7k2p/model_dir) through a fetcher pod\n" +
+		"Downloaded 2 files, 3.0 MiB from pvc:team-data:/teams/a/done-x7k2p/model_dir to . in X\n"
+	if got != want {
+		t.Errorf("stderr %q\nwant   %q", got, want)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum["path"] != "/model_dir" || sum["claim"] != "team-data" || sum["storage"] != "pvc:team-data:/teams/a/done-x7k2p/model_dir" || sum["files"] != 2.0 {
+		t.Errorf("summary %v", sum)
+	}
+	var created *corev1.Pod
+	for _, a := range kube.Actions() {
+		if a.GetVerb() == "create" {
+			created = a.(clienttesting.CreateAction).GetObject().(*corev1.Pod)
+		}
+	}
+	m := created.Spec.Containers[0].VolumeMounts[0]
+	if created.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "team-data" || !m.ReadOnly || m.SubPath != "" || m.MountPath != transfer.VolumeRoot ||
+		created.Spec.Containers[0].WorkingDir != transfer.VolumeRoot {
+		t.Errorf("fetcher %+v", created.Spec)
+	}
+}
+
+// /summary_dir is the replica's own: --task chooses whose.
+func TestDownloadOfASummaryDirIsTheTasks(t *testing.T) {
+	c := &container{archive: dirArchive(t, "summary_dir")}
+	f, _, _ := factory(t, false, runningFetchers(), stored())
+	if err := run(newCmd(f, c), "done", "/summary_dir", t.TempDir(), "--task", "worker-0"); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.commands) != 2 || !strings.HasSuffix(c.commands[1], " sh teams/a/done-x7k2p/worker-0 summary_dir") {
+		t.Errorf("commands:\n%s", strings.Join(c.commands, "\n"))
 	}
 }
