@@ -41,6 +41,7 @@ import (
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	suspendcmd "github.com/easyai-dev/easyai/pkg/cmd/suspend"
 	topcmd "github.com/easyai-dev/easyai/pkg/cmd/top"
+	uploadcmd "github.com/easyai-dev/easyai/pkg/cmd/upload"
 	versioncmd "github.com/easyai-dev/easyai/pkg/cmd/version"
 	waitcmd "github.com/easyai-dev/easyai/pkg/cmd/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -58,8 +59,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		Long: `easyai submits distributed training jobs (TensorFlow, PyTorch, MPI,
 XGBoost, Paddle, JAX, Volcano, ColossalAI) to a Kubernetes cluster and works
 with them: list and inspect them, follow their logs, run commands and open
-shells in their replicas, forward their ports, download their files, wait for
-them, suspend, resume, submit them again, and delete them. It keeps no state
+shells in their replicas, forward their ports, download their files, upload
+files onto the team's shared storage, wait for them, suspend, resume, submit
+them again, and delete them. It keeps no state
 of its own: everything lives in labels and annotations on the cluster's
 objects, and it reaches the cluster through your kubeconfig, as kubectl does.
 
@@ -155,6 +157,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			portforwardcmd.NewCmdPortForward(f, nil),
 			opencmd.NewCmdOpen(f, nil),
 			downloadcmd.NewCmdDownload(f, nil),
+			uploadcmd.NewCmdUpload(f, nil),
 		}},
 		{"settings", "Settings and more:", []*cobra.Command{
 			configcmd.NewCmdConfig(f),
