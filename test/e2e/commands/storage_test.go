@@ -174,6 +174,18 @@ func TestStorageConventions(t *testing.T) {
 		t.Errorf("--no-persist-logs: the command is %q", cmd)
 	}
 
+	// A rerun writes into directories of its own; its command keeps the tee.
+	easyai.RunWith(t, alice, "rerun", "st", "--name", "st-again").MustSucceed(t)
+	again := jobDirOf(t, c, ns, "st-again")
+	pod = podOf(t, c, ns, "st-again-worker-0")
+	mounts, _ = mountsOf(t, pod)
+	if again == job || mounts["/model_dir"] != "vision/"+again+"/model_dir" || mounts["/data_dir"] != "vision/data/alice ro" {
+		t.Errorf("the rerun of st (job dir %s) has job dir %s and mounts %v: want a new job dir", job, again, mounts)
+	}
+	if cmd := pod.Spec.Containers[0].Command; len(cmd) < 4 || cmd[3] != "easyai-tee" {
+		t.Errorf("the rerun's command %q: want the tee", cmd)
+	}
+
 	// The configuration's storage (here from the environment) when no
 	// --storage is given.
 	easyai.RunWith(t, append(alice, "EASYAI_STORAGE=pvc:team-data:/cfg"), "submit", "tf", "--name", "fromcfg", "--image", "example.com/train:1",
