@@ -177,7 +177,9 @@ func documentedCommands(t *testing.T, root string) map[string][]docCommand {
 // attach and delete get a terminal to answer on. Submits run with
 // --dry-run=server in a namespace of their own (the jobs they describe ask
 // for up to 32 of the fake nodes' GPUs, which other tests need); a --wait
-// submit runs for real.
+// submit runs for real. A rerun runs with --dry-run=server too, in the
+// file's namespace, where the job it names runs. A command's "> FILE"
+// writes its stdout into the working directory, for the next commands.
 func TestDocumentedCommandsRun(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
@@ -248,7 +250,7 @@ func kubeconfigIn(t *testing.T, c *cluster.Cluster, ns string) string {
 }
 
 // jobVerbs are the commands whose first argument is a job.
-var jobVerbs = []string{"get", "logs", "wait", "exec", "attach", "port-forward", "open", "download", "suspend", "resume", "delete"}
+var jobVerbs = []string{"get", "logs", "wait", "exec", "attach", "port-forward", "open", "download", "suspend", "resume", "delete", "rerun"}
 
 // jobNamed returns the job a command acts on, without its kind (tf/mnist
 // is mnist), or "".
@@ -397,10 +399,31 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 	if len(args) == 0 {
 		t.Fatalf("%s: easyai without a command", cmd)
 	}
+	// "> FILE" at the end: stdout goes into FILE of the working directory.
+	redirect := ""
+	if i := slices.Index(args, ">"); i >= 0 {
+		if i != len(args)-2 || len(after) > 0 {
+			t.Fatalf("%s: teach the test this redirection", cmd)
+		}
+		args, redirect = args[:i], args[i+1]
+	}
+	save := func(stdout string) {
+		if redirect == "" {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(d.dir, redirect), []byte(stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Logf("%s", cmd)
 
 	switch verb := args[0]; {
-	case verb == "submit":
+	case verb == "submit", verb == "rerun":
+		// A rerun submits again the job of the file's namespace.
+		kubeconfig := d.submitKubeconfig
+		if verb == "rerun" {
+			kubeconfig = d.kubeconfig
+		}
 		if !hasFlag(args, "--dry-run") && !hasFlag(args, "--wait") {
 			dryRun := "--dry-run=server"
 			for _, c := range clientDryRun {
@@ -411,10 +434,13 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 			}
 			args = beforeDashDash(args, dryRun)
 		}
-		res := d.runOnce(t, d.submitKubeconfig, stdin, args)
+		res := d.runOnce(t, kubeconfig, stdin, args)
 		if res.Code != 0 {
 			t.Fatalf("%s: exit %d\n%s", cmd, res.Code, res.Stderr)
 		}
+		save(res.Stdout)
+	case redirect != "" && verb != "get" && verb != "list":
+		t.Fatalf("%s: teach the test this redirection", cmd)
 	case verb == "logs" && (hasFlag(args, "-f") || hasFlag(args, "--follow")),
 		verb == "wait", verb == "port-forward", verb == "open":
 		d.runUntilInterrupted(t, cmd, args)
@@ -437,6 +463,7 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 		for _, s := range after {
 			pipeToJQ(t, cmd, res.Stdout, s[1:])
 		}
+		save(res.Stdout)
 	}
 }
 
