@@ -68,6 +68,11 @@ type Config struct {
 	// (DefaultMaxLogRequests unless the user says otherwise).
 	MaxLogRequests int
 
+	// Persisted, when set, reads the logs a job with --storage kept on it
+	// for the replicas whose pods are gone (not with -f on a job that has
+	// not ended, nor with --previous).
+	Persisted *Persisted
+
 	Colour bool
 	Out    io.Writer
 	ErrOut io.Writer
@@ -99,7 +104,15 @@ func Run(ctx context.Context, c Config) error {
 	}
 	state := jobState(c.Kind, c.Job)
 	if !c.Follow || state.State.Final() {
-		if err := c.printAll(ctx, selected, pods.Items); err != nil {
+		pl := c.persisted(ctx, replicas, selected, pods.Items, state.State)
+		if pl != nil {
+			defer func() {
+				if err := pl.close(ctx); err != nil {
+					fmt.Fprintf(c.ErrOut, "Warning: %v\n", err)
+				}
+			}()
+		}
+		if err := c.printAll(ctx, selected, pods.Items, pl); err != nil {
 			return err
 		}
 		if c.Follow {
@@ -199,14 +212,28 @@ func streamName(task string, p *corev1.Pod, container string, asked string) stri
 }
 
 // printAll prints each replica's log in full, one after another in
-// ROLE-INDEX order.
-func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods []corev1.Pod) error {
+// ROLE-INDEX order; a replica without a pod from pl, when given.
+func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods []corev1.Pod, pl *persistedLogs) error {
 	out := &lineWriter{w: c.Out}
 	byName := podsByName(pods)
 	failed, opened := 0, 0
+	printKept := func(name, file string) {
+		opened++
+		if err := pl.print(ctx, file, prefixOf(name, c.Colour), c.Tail, out); err != nil && ctx.Err() == nil {
+			failed++
+			fmt.Fprintf(c.ErrOut, "%s: %v\n", name, err)
+		}
+	}
 	for _, r := range replicas {
 		p, ok := byName[r.Pod]
-		if !ok {
+		switch {
+		case !ok && pl != nil && pl.files[r.Task] != "":
+			printKept(r.Task, pl.files[r.Task])
+			continue
+		case !ok && pl != nil:
+			fmt.Fprintf(c.ErrOut, "%s: no pod, and no log kept on the storage\n", r.Task)
+			continue
+		case !ok:
 			fmt.Fprintf(c.ErrOut, "%s: no pod yet\n", r.Task)
 			continue
 		}
@@ -228,6 +255,15 @@ func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods
 				fmt.Fprintf(c.ErrOut, "%s: %v\n", streamName(r.Task, p, container, c.Container), err)
 			}
 		}
+	}
+	if pl != nil && len(c.Tasks) == 0 && c.Role == "" {
+		// Logs of replicas the job no longer has (scaled down, elastic).
+		for _, file := range pl.others {
+			printKept(strings.TrimSuffix(file, ".log"), file)
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if opened > 0 && failed == opened {
 		return exit.ErrSilent

@@ -89,3 +89,31 @@ func lastLine(s, def string) string {
 	}
 	return strings.TrimPrefix(last, "easyai: ")
 }
+
+// InDir is the command that runs script, with sh, in the sub-path dir of
+// a helper pod's working directory (the volume's root), entered without
+// following a symlink among its directories; args are $2, $3... (logs
+// reads persisted logs so).
+func InDir(dir, script string, args ...string) []string {
+	return confined(dir, false, script, args...)
+}
+
+// DirMissing says err is an InDir command's that stopped because a
+// directory of its sub-path does not exist.
+func DirMissing(err error) bool { return exitStatus(err) == statusMissing }
+
+// RemoteError is the error of a command run in a helper pod with its
+// stderr: a refused sub-path (a symlink, a missing directory), or what
+// the command said.
+func RemoteError(err error, stderr, where string) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := confinementError(err, stderr, where); cerr != nil {
+		return cerr
+	}
+	if !remoteExited(err) {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	return fmt.Errorf("%s: %s", where, lastLine(stderr, err.Error()))
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	logsengine "github.com/easyai-dev/easyai/pkg/logs"
+	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
 // Options of logs.
@@ -30,6 +31,10 @@ type Options struct {
 	Tail           int64
 	Since          time.Duration
 	MaxLogRequests int
+
+	// Persisted reads the logs a job with --storage kept there (set by
+	// Complete).
+	Persisted *logsengine.Persisted
 }
 
 // NewCmdLogs returns the command; runF replaces Complete and Run in tests.
@@ -55,13 +60,27 @@ succeeded, 4 if it failed. Following opens one stream per container: more than
 
 --previous prints the log of the run before a container's last restart.
 
+When a replica's pod is gone (deleted by the job's cleanPodPolicy, or once
+the job ended) and the job was submitted with --storage, its log is read from
+the storage, where every replica's output is kept (log_dir/TASK.log, unless
+submitted with --no-persist-logs): easyai says so on stderr, starts a
+short-lived fetcher pod that mounts the storage read-only (its image is the
+fetcher-image setting, default busybox), prints the kept logs under the same
+[TASK] prefixes, and deletes the pod. --task, --role and --tail apply to them;
+they carry no times, so --since and --timestamps do not. Logs of replicas the
+job no longer has (it was scaled down) follow the others, unless --task or
+--role is given.
+
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. A --task the job
 does not have exits 3 and lists its tasks.`,
 		Example: `  easyai logs mnist
   easyai logs mnist -f
   easyai logs mnist --task worker-0 --tail 100
   easyai logs mnist --role worker --since 10m --timestamps
-  easyai logs mnist --task worker-1 --previous`,
+  easyai logs mnist --task worker-1 --previous
+
+  # after the job's pods were cleaned up: what its replicas kept on --storage
+  easyai logs mnist --task worker-0 --tail 50`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -104,7 +123,29 @@ func (o *Options) Validate() error {
 }
 
 // Complete resolves the namespace and the clients.
-func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
+func (o *Options) Complete() error {
+	if err := o.CompleteJob(o.Factory); err != nil {
+		return err
+	}
+	cfg, err := o.Factory.Config()
+	if err != nil {
+		return err
+	}
+	o.Persisted = &logsengine.Persisted{Executor: lazyExecutor{o.Factory}, Image: cfg.FetcherImage, Now: o.Factory.Now}
+	return nil
+}
+
+// lazyExecutor runs commands through the API server, building its client
+// only when the kept logs are read.
+type lazyExecutor struct{ f *cmdutil.Factory }
+
+func (e lazyExecutor) Exec(ctx context.Context, namespace, pod, container string, command []string, s remote.Streams) error {
+	r, err := cmdutil.ReplicaClients(e.f)
+	if err != nil {
+		return err
+	}
+	return r.Executor().Exec(ctx, namespace, pod, container, command, s)
+}
 
 // Run finds the job and prints its logs.
 func (o *Options) Run(ctx context.Context) error {
@@ -116,7 +157,7 @@ func (o *Options) Run(ctx context.Context) error {
 		Kind: k, Job: obj, Kube: o.Client.Kube, Dynamic: o.Client.Dynamic,
 		Tasks: o.Tasks, Role: o.Role, Container: o.Container,
 		Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps,
-		Tail: o.Tail, Since: o.Since, MaxLogRequests: o.MaxLogRequests,
+		Tail: o.Tail, Since: o.Since, MaxLogRequests: o.MaxLogRequests, Persisted: o.Persisted,
 		Colour: o.IO.ColorEnabled(), Out: o.IO.Out, ErrOut: o.IO.ErrOut,
 	})
 }
