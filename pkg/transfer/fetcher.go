@@ -463,7 +463,10 @@ func (f *Fetcher) what() string {
 func StartFetcher(ctx context.Context, client kubernetes.Interface, s FetcherSpec, timeout time.Duration) (*Fetcher, error) {
 	created, err := client.CoreV1().Pods(s.namespace()).Create(ctx, FetcherPod(s), metav1.CreateOptions{})
 	if err != nil {
-		what := "a " + s.role() + " pod"
+		what := "a fetcher pod"
+		if s.Uploader {
+			what = "an uploader pod"
+		}
 		if name := s.jobName(); name != "" {
 			what += " for " + name
 		}
