@@ -194,8 +194,10 @@ func TestDocumentedCommandsRun(t *testing.T) {
 	easyai.Binary(t) // built once, before the parallel files
 	submitNS := c.Namespace(t)
 	submitKubeconfig := kubeconfigIn(t, c, submitNS)
-	// The team's claim the docs' submits with --storage name.
+	// The team's claim the docs' submits with --storage name, and its files
+	// for the uploads.
 	c.BoundClaim(t, submitNS, "team-data")
+	c.NamespaceExecDir(t, submitNS)
 
 	files := make([]string, 0, len(byFile))
 	for f := range byFile {
@@ -439,6 +441,21 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 			t.Fatalf("%s: exit %d\n%s", cmd, res.Code, res.Stderr)
 		}
 		save(res.Stdout)
+	case verb == "upload":
+		// Onto the claim of the submits' namespace, from a local path made
+		// here; each command has a configuration of its own, so the storage
+		// the docs set once is given.
+		if len(args) < 2 || hasFlag(args, "--to") && !slices.Contains(args, "data") && !slices.Contains(args, "share") {
+			t.Fatalf("%s: teach the test this upload", cmd)
+		}
+		makeLocal(t, filepath.Join(d.dir, args[1]))
+		if !hasFlag(args, "--storage") {
+			args = append(args, "--storage", "pvc:team-data")
+		}
+		res := d.runOnce(t, d.submitKubeconfig, "", args)
+		if res.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", cmd, res.Code, res.Stderr)
+		}
 	case redirect != "" && verb != "get" && verb != "list":
 		t.Fatalf("%s: teach the test this redirection", cmd)
 	case verb == "logs" && (hasFlag(args, "-f") || hasFlag(args, "--follow")),
@@ -464,6 +481,30 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 			pipeToJQ(t, cmd, res.Stdout, s[1:])
 		}
 		save(res.Stdout)
+	}
+}
+
+// makeLocal makes the local file or directory an upload names, unless it
+// exists: a file when its name has an extension, else a directory of two.
+func makeLocal(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if filepath.Ext(path) != "" {
+		if err := os.WriteFile(path, []byte("uploaded\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for _, name := range []string{"a.txt", "part/b.bin"} {
+		p := filepath.Join(path, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
