@@ -290,4 +290,3 @@ func TestUploadIntoAJobsShareDir(t *testing.T) {
 		t.Errorf("%d pods left", len(pods.Items))
 	}
 }
-
