@@ -41,7 +41,7 @@ var VolcanoCommands = schema.GroupVersionResource{Group: "bus.volcano.sh", Versi
 
 // Needs lists every permission easyai's commands use in a namespace: the
 // verbs on each job kind, and on pods, their logs, exec, attach and
-// port-forward, the download fetcher's pods, Jupyter token Secrets and
+// port-forward, the fetcher and uploader pods, Jupyter token Secrets and
 // events. docs/permissions.md explains each.
 func Needs(reg *kinds.Registry) []Need {
 	var needs []Need
@@ -71,10 +71,10 @@ func Needs(reg *kinds.Registry) []Need {
 		Need{Verb: "get", Resource: "pods", NeededBy: []string{"port-forward", "open", "download"}},
 		Need{Verb: "list", Resource: "pods", NeededBy: []string{"get", "logs", "exec", "attach", "port-forward", "open", "download"}},
 		Need{Verb: "watch", Resource: "pods", NeededBy: []string{"logs -f", "download"}},
-		Need{Verb: "create", Resource: "pods", NeededBy: []string{"download (its fetcher pod)"}},
-		Need{Verb: "delete", Resource: "pods", NeededBy: []string{"download (its fetcher pod)"}},
+		Need{Verb: "create", Resource: "pods", NeededBy: []string{"download and logs (the fetcher pod)", "upload (the uploader pod)"}},
+		Need{Verb: "delete", Resource: "pods", NeededBy: []string{"download and logs (the fetcher pod)", "upload (the uploader pod)"}},
 		Need{Verb: "get", Resource: "pods", Subresource: "log", NeededBy: []string{"logs"}},
-		Need{Verb: "create", Resource: "pods", Subresource: "exec", NeededBy: []string{"exec", "download"}},
+		Need{Verb: "create", Resource: "pods", Subresource: "exec", NeededBy: []string{"exec", "download", "upload"}},
 		Need{Verb: "create", Resource: "pods", Subresource: "attach", NeededBy: []string{"attach"}},
 		Need{Verb: "create", Resource: "pods", Subresource: "portforward", NeededBy: []string{"port-forward", "open"}},
 		Need{Verb: "get", Resource: "secrets", NeededBy: []string{"open (Jupyter tokens)"}},

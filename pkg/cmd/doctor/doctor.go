@@ -42,7 +42,7 @@ PaddleJob and JAXJob, Volcano's Job, T9k's ColossalAIJob), and for each
 permission easyai's commands use whether you have it in the namespace: one
 SelfSubjectAccessReview each (create, get, list, watch, patch and delete of
 every job kind; pods, their logs, exec, attach and port-forward; the
-download fetcher's pods; Secrets for Jupyter tokens; events).
+fetcher and uploader pods; Secrets for Jupyter tokens; events).
 
 doctor reports, it does not judge: it exits 0 whatever you may or may not
 do (a namespace-scoped user commonly lacks some rights on purpose), and 1
