@@ -175,7 +175,7 @@ func TestDownloadFromTheStorageOfAFinishedJob(t *testing.T) {
 	// A path that is not on the storage cannot be fetched any more.
 	res = easyai.Run(t, "download", "fin", "/workspace/outputs", local, "-n", ns)
 	if res.Code != 3 || !strings.Contains(res.Stderr, "the pod of tf/fin's replica worker-0 is gone, so /workspace/outputs cannot be read from it") ||
-		!strings.Contains(res.Stderr, "only paths on its --data storage can be fetched") {
+		!strings.Contains(res.Stderr, "only paths on its --storage or --data storage can be fetched") {
 		t.Errorf("a path off the storage: exit %d, stderr %q", res.Code, res.Stderr)
 	}
 }
