@@ -272,8 +272,9 @@ func testUploadCopiesATree(t *testing.T, bin string) {
 	local := localTreeFixture(t)
 	shell := &volumeShell{root: t.TempDir(), bin: bin}
 	var warnings bytes.Buffer
+	v := uploadVolume(t, shell)
 	res, err := Upload(context.Background(), UploadRequest{
-		Volume: uploadVolume(t, shell), SubPath: "teams/a/data/alice", Local: local, Into: "dataset", Warnings: &warnings,
+		Volume: v, SubPath: "teams/a/data/alice", Local: local, Into: "dataset", Warnings: &warnings,
 	})
 	if err != nil {
 		t.Fatalf("%v; warnings %s", err, warnings.String())
@@ -309,7 +310,16 @@ func testUploadCopiesATree(t *testing.T, bin string) {
 	if len(shell.archives()) != 1 || len(shell.archives()[0])%recordSize != 0 {
 		t.Errorf("the archive is not whole records: %d", len(shell.archives()[0]))
 	}
-	noPodsLeft(t, uploadVolume(t, shell))
+	noPodsLeft(t, v)
+	var created *corev1.Pod
+	for _, a := range v.Kube.(*kubefake.Clientset).Actions() {
+		if a.GetVerb() == "create" {
+			created = a.(clienttesting.CreateAction).GetObject().(*corev1.Pod)
+		}
+	}
+	if created == nil || created.Labels[jobmodel.RoleLabel] != jobmodel.RoleUploader || created.Spec.Containers[0].Image != "busybox:1.36" {
+		t.Errorf("uploader %+v", created)
+	}
 }
 
 func same(t *testing.T, a, b string) {
@@ -693,4 +703,34 @@ func TestArchiveSizeIsWhatIsWritten(t *testing.T) {
 			t.Errorf("warnings %q, want %q", warnings.String(), want)
 		}
 	}
+}
+
+// blockingShell takes the stream and never ends, until its context does.
+type blockingShell struct{ started chan struct{} }
+
+func (b *blockingShell) Exec(ctx context.Context, _, _, _ string, _ []string, s remote.Streams) error {
+	close(b.started)
+	if s.Stdin != nil {
+		go func() { _, _ = io.Copy(io.Discard, s.Stdin) }()
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Ctrl-C during an upload deletes the uploader pod.
+func TestACancelledUploadDeletesItsPod(t *testing.T) {
+	local := localTreeFixture(t)
+	b := &blockingShell{started: make(chan struct{})}
+	v := uploadVolume(t, nil)
+	v.Executor = b
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-b.started
+		cancel()
+	}()
+	_, err := Upload(ctx, UploadRequest{Volume: v, SubPath: "data", Local: local, Retries: 3, Backoff: time.Millisecond})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v", err)
+	}
+	noPodsLeft(t, v)
 }
