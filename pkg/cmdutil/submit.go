@@ -6,13 +6,16 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/render"
+	"github.com/easyai-dev/easyai/pkg/storage"
 	"github.com/easyai-dev/easyai/pkg/submit"
+	"github.com/easyai-dev/easyai/pkg/transfer"
 	"github.com/easyai-dev/easyai/pkg/userfile"
 )
 
@@ -110,7 +113,44 @@ func CompleteSubmission(f *Factory, s *submit.Submission) error {
 		s.Prompter = f.Prompter
 	}
 	s.Notes = f.IOStreams.ErrOut
+	s.UploadCode = func(ctx context.Context, job *unstructured.Unstructured, spec storage.Spec, subPath, jobDir, local string) (func(context.Context) error, error) {
+		return uploadCode(ctx, f, cfg.FetcherImage, job, spec, subPath, jobDir, local)
+	}
 	return nil
+}
+
+// uploadCode uploads submit's --code dir:PATH through an uploader pod
+// placed as the job's pods will be; the function it returns removes the
+// job's directory again.
+func uploadCode(ctx context.Context, f *Factory, image string, job *unstructured.Unstructured, spec storage.Spec, subPath, jobDir, local string) (func(context.Context) error, error) {
+	r, err := ReplicaClients(f)
+	if err != nil {
+		return nil, err
+	}
+	placement, err := transfer.PlacementOf(job)
+	if err != nil {
+		return nil, err
+	}
+	vol := transfer.Volume{
+		Kube: r.Kube, Config: r.Config, Executor: r.Executor(), Namespace: job.GetNamespace(), Storage: spec,
+		JobName: job.GetName(), Placement: placement, Image: image, Now: f.Now,
+	}
+	req := transfer.UploadRequest{
+		Volume: vol, SubPath: subPath, Local: local, MaxBytes: submit.MaxCodeBytes,
+		Retries: transfer.DefaultRetries, Backoff: transfer.DefaultBackoff, Warnings: f.IOStreams.ErrOut,
+	}
+	res, err := transfer.Upload(ctx, req)
+	if err != nil {
+		// What arrived of it is of no use: the job is not created.
+		if res.Pod != "" {
+			if rerr := transfer.Remove(ctx, vol, jobDir); rerr != nil {
+				fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s was not removed: %v\n", spec.Location(jobDir), rerr)
+			}
+		}
+		return nil, fmt.Errorf("--code dir:%s: %w", local, err)
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "Uploaded %d files, %s\n", res.Files, printers.Bytes(res.Bytes))
+	return func(ctx context.Context) error { return transfer.Remove(ctx, vol, jobDir) }, nil
 }
 
 // PrintSubmitted writes what a submission made as -o asks (name, json,

@@ -94,9 +94,10 @@ type Submission struct {
 	// FindJob finds a job of any kind in the namespace (--pretrained-from).
 	FindJob func(ctx context.Context, name string) (*unstructured.Unstructured, error)
 	// UploadCode copies --code dir:PATH onto the storage, at subPath
-	// (relative to the volume's root), before the job is created; undo
-	// removes it again when the job could not be created.
-	UploadCode func(ctx context.Context, spec storage.Spec, subPath, local string) (undo func(context.Context) error, err error)
+	// (relative to the volume's root), before job (as rendered) is created;
+	// undo removes jobDir (subPath's parent, new with this submission)
+	// again when the job could not be created.
+	UploadCode func(ctx context.Context, job *unstructured.Unstructured, spec storage.Spec, subPath, jobDir, local string) (undo func(context.Context) error, err error)
 	// Prompter asks for a missing image or command; nil never asks.
 	Prompter prompter.Prompter
 	// Notes receives what the user should know and is not data: the name
@@ -236,7 +237,7 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	}
 	var undo func(context.Context) error
 	if s.DryRun == DryRunNone {
-		if undo, err = s.uploadCode(ctx, req); err != nil {
+		if undo, err = s.uploadCode(ctx, req, obj); err != nil {
 			return nil, err
 		}
 	}

@@ -12,12 +12,17 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/storage"
 )
+
+// MaxCodeBytes bounds the files --code dir:PATH uploads: code, not data
+// (upload data with easyai upload).
+const MaxCodeBytes = 256 << 20
 
 // DefaultCodeDir is the working directory of a job with --code and no
 // --working-dir: where its code is.
@@ -343,7 +348,7 @@ func storageOf(resolved map[string]any) (storage.Values, error) {
 
 // uploadCode uploads --code dir:PATH onto the job's storage before the job
 // is created; the returned undo removes it (nil: nothing was uploaded).
-func (s *Submission) uploadCode(ctx context.Context, req *Request) (func(context.Context) error, error) {
+func (s *Submission) uploadCode(ctx context.Context, req *Request, job *unstructured.Unstructured) (func(context.Context) error, error) {
 	if s.Flags.Changed == nil || !s.Flags.Changed("code") {
 		return nil, nil
 	}
@@ -365,5 +370,5 @@ func (s *Submission) uploadCode(ctx context.Context, req *Request) (func(context
 	if s.Notes != nil {
 		fmt.Fprintf(s.Notes, "Uploading %s to %s\n", code.Dir, v.Location(CodeSubPath(v)))
 	}
-	return s.UploadCode(ctx, v.Spec, v.OnVolume(CodeSubPath(v)), code.Dir)
+	return s.UploadCode(ctx, job, v.Spec, v.OnVolume(CodeSubPath(v)), v.OnVolume(v.JobDir), code.Dir)
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +280,77 @@ func TestCodeFromGit(t *testing.T) {
 		if m.Name == "easyai-code-secret" {
 			t.Error("the Secret is mounted in the training container, not only in the clone")
 		}
+	}
+}
+
+// TestCodeFromALocalDirectory: submit --code dir:PATH uploads the directory
+// onto the storage, at {job}/code, before the job is created, and mounts it
+// at the working directory; a job that cannot be created leaves no code
+// behind.
+func TestCodeFromALocalDirectory(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	ns := c.Namespace(t)
+	c.BoundClaim(t, ns, "team-data")
+	volume := c.NamespaceExecDir(t, ns)
+	local := fillOutputs(t, t.TempDir(), "src")
+
+	r := easyai.Run(t, "submit", "tf", "-n", ns, "--name", "dircode", "--image", "example.com/train:1", "--storage", "pvc:team-data:/vision",
+		"--code", "dir:"+local, "--env", cluster.RunForEnv+"=10m", "--", "python", "train.py").MustSucceed(t)
+	if !strings.Contains(r.Stderr, "Uploading "+local+" to pvc:team-data:/vision/") {
+		t.Errorf("stderr %q: no line saying where the code goes", r.Stderr)
+	}
+	dir := jobDirOf(t, c, ns, "dircode")
+	sameTree(t, local, filepath.Join(volume, "vision", dir, "code"))
+	main := podOf(t, c, ns, "dircode-worker-0").Spec.Containers[0]
+	found := false
+	for _, m := range main.VolumeMounts {
+		if m.MountPath == "/workspace" && m.Name == "easyai-storage" && m.SubPath == "vision/"+dir+"/code" {
+			found = true
+		}
+	}
+	if main.WorkingDir != "/workspace" || !found {
+		t.Errorf("working directory %q, mounts %v: want the uploaded code at /workspace", main.WorkingDir, main.VolumeMounts)
+	}
+
+	// The same name again: the job cannot be created, and its code is
+	// removed again.
+	r = easyai.Run(t, "submit", "tf", "-n", ns, "--name", "dircode", "--image", "example.com/train:1", "--storage", "pvc:team-data:/vision",
+		"--code", "dir:"+local, "--", "python", "train.py")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "already exists") {
+		t.Fatalf("a second dircode: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	entries, err := os.ReadDir(filepath.Join(volume, "vision"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		dirs = append(dirs, e.Name())
+	}
+	if len(dirs) != 1 || dirs[0] != dir {
+		t.Errorf("the storage holds %v, want only %s: the failed submit left its code", dirs, dir)
+	}
+
+	// Too much for code: refused before anything is made.
+	big := filepath.Join(t.TempDir(), "big")
+	if err := os.MkdirAll(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(big, "weights.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(300 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r = easyai.Run(t, "submit", "tf", "-n", ns, "--name", "bigcode", "--image", "example.com/train:1", "--storage", "pvc:team-data",
+		"--code", "dir:"+big, "--", "python", "train.py")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "more than the") {
+		t.Errorf("300 MiB of code: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	if _, err := c.Dynamic.Resource(tfJobs).Namespace(ns).Get(cluster.Context(t, 30*time.Second), "bigcode", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("tf/bigcode exists (%v)", err)
 	}
 }
