@@ -144,7 +144,7 @@ func uploadCode(ctx context.Context, f *Factory, image string, job *unstructured
 		// What arrived of it is of no use: the job is not created.
 		if res.Pod != "" {
 			if rerr := transfer.Remove(ctx, vol, jobDir); rerr != nil {
-				fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s was not removed: %v\n", spec.Location(jobDir), rerr)
+				fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s of the storage was not removed: %v\n", jobDir, rerr)
 			}
 		}
 		return nil, fmt.Errorf("--code dir:%s: %w", local, err)
