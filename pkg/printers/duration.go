@@ -2,6 +2,7 @@ package printers
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,4 +69,25 @@ func Bytes(n int64) string {
 		i++
 	}
 	return fmt.Sprintf("%.1f %s", f, []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[i])
+}
+
+// Count is n of a thing, in the plural unless one: "1 file", "3 files",
+// "2 entries".
+func Count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Elapsed is how long a transfer took: milliseconds under a second, else
+// whole seconds.
+func Elapsed(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }

@@ -124,3 +124,21 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("YAML %q, want %q", b.String(), want)
 	}
 }
+
+func TestCountAndElapsed(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		what string
+		want string
+	}{{1, "file", "1 file"}, {0, "file", "0 files"}, {3, "entry", "3 entries"}, {1, "entry", "1 entry"}, {2, "time", "2 times"}} {
+		if got := printers.Count(c.n, c.what); got != c.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.what, got, c.want)
+		}
+	}
+	if got := printers.Elapsed(1234567 * time.Microsecond); got != "1s" {
+		t.Errorf("Elapsed = %q", got)
+	}
+	if got := printers.Elapsed(12345 * time.Microsecond); got != "12ms" {
+		t.Errorf("Elapsed = %q", got)
+	}
+}

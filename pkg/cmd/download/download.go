@@ -347,7 +347,7 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Downloaded %s, %s from %s to %s in %s%s\n",
-		plural(res.Files, "file"), printers.Bytes(res.Bytes), from, o.LocalDir, formatElapsed(res.Elapsed), notes(res))
+		printers.Count(res.Files, "file"), printers.Bytes(res.Bytes), from, o.LocalDir, printers.Elapsed(res.Elapsed), notes(res))
 	if !o.Print.IsDocument() {
 		return nil
 	}
@@ -359,27 +359,12 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 func notes(res transfer.Result) string {
 	s := ""
 	if res.Skipped > 0 {
-		s += fmt.Sprintf("; skipped %s (see the warnings)", plural(res.Skipped, "entry"))
+		s += fmt.Sprintf("; skipped %s (see the warnings)", printers.Count(res.Skipped, "entry"))
 	}
 	if res.Retries > 0 {
-		s += fmt.Sprintf("; resumed %s", plural(res.Retries, "time"))
+		s += fmt.Sprintf("; resumed %s", printers.Count(res.Retries, "time"))
 	}
 	return s
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	if what == "entry" {
-		return fmt.Sprintf("%d entries", n)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
 
-func formatElapsed(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}

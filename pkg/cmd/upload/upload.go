@@ -327,7 +327,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Uploaded %s, %s to %s in %s%s\n",
-		plural(res.Files, "file"), printers.Bytes(res.Bytes), sum.Location, formatElapsed(res.Elapsed), notes(res))
+		printers.Count(res.Files, "file"), printers.Bytes(res.Bytes), sum.Location, printers.Elapsed(res.Elapsed), notes(res))
 	switch o.To {
 	case ToData:
 		fmt.Fprintf(o.IO.ErrOut, "Jobs you submit read it at /data_dir/%s, or at /data_dir with --data-dir %s\n", name, sum.Path)
@@ -345,27 +345,12 @@ func (o *Options) Run(ctx context.Context) error {
 func notes(res transfer.UploadResult) string {
 	s := ""
 	if res.Refused > 0 {
-		s += fmt.Sprintf("; left out %s (see the warnings)", plural(res.Refused, "entry"))
+		s += fmt.Sprintf("; left out %s (see the warnings)", printers.Count(res.Refused, "entry"))
 	}
 	if res.Retries > 0 {
-		s += fmt.Sprintf("; resumed %s", plural(res.Retries, "time"))
+		s += fmt.Sprintf("; resumed %s", printers.Count(res.Retries, "time"))
 	}
 	return s
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	if what == "entry" {
-		return fmt.Sprintf("%d entries", n)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
 
-func formatElapsed(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
