@@ -91,3 +91,17 @@ func Elapsed(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// TransferNotes is what a download or upload adds to its summary line:
+// the entries it skipped (said as skippedAs: "skipped", "left out") and
+// the streams it resumed; "" when none.
+func TransferNotes(skipped int, skippedAs string, resumed int) string {
+	s := ""
+	if skipped > 0 {
+		s += fmt.Sprintf("; %s %s (see the warnings)", skippedAs, Count(skipped, "entry"))
+	}
+	if resumed > 0 {
+		s += fmt.Sprintf("; resumed %s", Count(resumed, "time"))
+	}
+	return s
+}

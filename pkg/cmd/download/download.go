@@ -347,7 +347,7 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Downloaded %s, %s from %s to %s in %s%s\n",
-		printers.Count(res.Files, "file"), printers.Bytes(res.Bytes), from, o.LocalDir, printers.Elapsed(res.Elapsed), notes(res))
+		printers.Count(res.Files, "file"), printers.Bytes(res.Bytes), from, o.LocalDir, printers.Elapsed(res.Elapsed), printers.TransferNotes(res.Skipped, "skipped", res.Retries))
 	if !o.Print.IsDocument() {
 		return nil
 	}
@@ -356,15 +356,5 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 	return o.Print.PrintDocument(o.IO.Out, sum)
 }
 
-func notes(res transfer.Result) string {
-	s := ""
-	if res.Skipped > 0 {
-		s += fmt.Sprintf("; skipped %s (see the warnings)", printers.Count(res.Skipped, "entry"))
-	}
-	if res.Retries > 0 {
-		s += fmt.Sprintf("; resumed %s", printers.Count(res.Retries, "time"))
-	}
-	return s
-}
 
 

@@ -327,7 +327,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Uploaded %s, %s to %s in %s%s\n",
-		printers.Count(res.Files, "file"), printers.Bytes(res.Bytes), sum.Location, printers.Elapsed(res.Elapsed), notes(res))
+		printers.Count(res.Files, "file"), printers.Bytes(res.Bytes), sum.Location, printers.Elapsed(res.Elapsed), printers.TransferNotes(res.Refused, "left out", res.Retries))
 	switch o.To {
 	case ToData:
 		fmt.Fprintf(o.IO.ErrOut, "Jobs you submit read it at /data_dir/%s, or at /data_dir with --data-dir %s\n", name, sum.Path)
@@ -342,15 +342,5 @@ func (o *Options) Run(ctx context.Context) error {
 	return o.Print.PrintDocument(o.IO.Out, sum)
 }
 
-func notes(res transfer.UploadResult) string {
-	s := ""
-	if res.Refused > 0 {
-		s += fmt.Sprintf("; left out %s (see the warnings)", printers.Count(res.Refused, "entry"))
-	}
-	if res.Retries > 0 {
-		s += fmt.Sprintf("; resumed %s", printers.Count(res.Retries, "time"))
-	}
-	return s
-}
 
 

@@ -85,6 +85,22 @@ func (h *handle) read(ctx context.Context, client *jobclient.Client, job *platfo
 	return nil
 }
 
+// readJob is the job's handle, its object read, and the jobs client.
+func (p *Platform) readJob(ctx context.Context, job *platform.Job) (*handle, *jobclient.Client, error) {
+	h, err := handleOf(job)
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := p.Jobs()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := h.read(ctx, client, job); err != nil {
+		return nil, nil, err
+	}
+	return h, client, nil
+}
+
 func handleOf(job *platform.Job) (*handle, error) {
 	h, ok := job.Handle.(*handle)
 	if !ok {
@@ -297,15 +313,8 @@ func (p *Platform) Delete(ctx context.Context, job *platform.Job) error {
 
 // Wait watches the job until it reaches the condition.
 func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.WaitRequest) (*platform.Waited, error) {
-	h, err := handleOf(job)
+	h, client, err := p.readJob(ctx, job)
 	if err != nil {
-		return nil, err
-	}
-	client, err := p.Jobs()
-	if err != nil {
-		return nil, err
-	}
-	if err := h.read(ctx, client, job); err != nil {
 		return nil, err
 	}
 	res, err := waiter.Wait(ctx, waiter.Request{
@@ -334,15 +343,8 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 
 // Logs follows the logs of every replica of the job until it ends.
 func (p *Platform) Logs(ctx context.Context, job *platform.Job, opts platform.LogOptions) error {
-	h, err := handleOf(job)
+	h, client, err := p.readJob(ctx, job)
 	if err != nil {
-		return err
-	}
-	client, err := p.Jobs()
-	if err != nil {
-		return err
-	}
-	if err := h.read(ctx, client, job); err != nil {
 		return err
 	}
 	return logs.Run(ctx, logs.Config{

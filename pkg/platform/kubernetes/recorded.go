@@ -12,15 +12,8 @@ import (
 // Recorded reads the job's easyai.io/request annotation and its kind label:
 // what submit recorded on the job (docs/labels.md).
 func (p *Platform) Recorded(ctx context.Context, job *platform.Job) (*platform.Recorded, error) {
-	h, err := handleOf(job)
+	h, _, err := p.readJob(ctx, job)
 	if err != nil {
-		return nil, err
-	}
-	client, err := p.Jobs()
-	if err != nil {
-		return nil, err
-	}
-	if err := h.read(ctx, client, job); err != nil {
 		return nil, err
 	}
 	values, found, err := jobmodel.SubmittedValues(h.obj.GetAnnotations())
