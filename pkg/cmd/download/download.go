@@ -355,6 +355,3 @@ func (o *Options) download(ctx context.Context, src transfer.Source, into string
 	sum.Seconds = res.Elapsed.Seconds()
 	return o.Print.PrintDocument(o.IO.Out, sum)
 }
-
-
-

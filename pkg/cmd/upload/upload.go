@@ -341,6 +341,3 @@ func (o *Options) Run(ctx context.Context) error {
 	sum.Skipped, sum.Retries, sum.Seconds = res.Refused, res.Retries, res.Elapsed.Seconds()
 	return o.Print.PrintDocument(o.IO.Out, sum)
 }
-
-
-
