@@ -39,16 +39,11 @@ type Options struct {
 	Container  string
 	RemotePath string
 	LocalDir   string
-	Retries    int
 	Print      *printers.PrintFlags
 	// MaxBytes is --max-bytes as given ("": the destination's free space).
-	MaxBytes    string
-	MaxFiles    int
-	IdleTimeout time.Duration
-
-	FetcherImage    string
-	FetcherTimeout  time.Duration
-	FetcherDeadline time.Duration
+	MaxBytes string
+	MaxFiles int
+	cmdutil.TransferFlags
 
 	// Set by Complete.
 	Kube     kubernetes.Interface
@@ -57,8 +52,6 @@ type Options struct {
 	Backoff time.Duration
 	// maxBytes is MaxBytes parsed (0: the default).
 	maxBytes int64
-	// fetcherImageSet: --fetcher-image was given, over the setting.
-	fetcherImageSet bool
 	// pathGiven: REMOTE_PATH was given (else the job's model_dir on its
 	// --storage, or the working directory).
 	pathGiven bool
@@ -134,7 +127,6 @@ template) also prints the summary as a document on stdout.`,
 		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg, o.RemotePath, o.LocalDir = args[0], ".", "."
-			o.fetcherImageSet = cmd.Flags().Changed("fetcher-image")
 			if len(args) > 1 {
 				o.RemotePath, o.pathGiven = args[1], true
 			}
@@ -150,13 +142,9 @@ template) also prints the summary as a document on stdout.`,
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	o.Print.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
-	fl.IntVar(&o.Retries, "retries", transfer.DefaultRetries, "how often a broken stream is resumed")
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
-	fl.DurationVar(&o.IdleTimeout, "idle-timeout", transfer.DefaultIdleTimeout, "how long the stream may send nothing before it is resumed")
-	fl.StringVar(&o.FetcherImage, "fetcher-image", transfer.DefaultFetcherImage, "image of the fetcher pod, it needs tar, sh and sleep (the fetcher-image setting replaces this default)")
-	fl.DurationVar(&o.FetcherTimeout, "fetcher-timeout", transfer.DefaultFetcherTimeout, "how long to wait for the fetcher pod to run")
-	fl.DurationVar(&o.FetcherDeadline, "fetcher-deadline", transfer.DefaultFetcherDeadline, "the fetcher pod's longest life (its activeDeadlineSeconds)")
+	o.TransferFlags.AddFlags(cmd, "fetcher", "tar, sh and sleep")
 	return cmd
 }
 
@@ -183,8 +171,8 @@ func (o *Options) Validate() error {
 		}
 		return err
 	}
-	if o.Retries < 0 {
-		return exit.UsageErrorf("--retries %d: must not be negative", o.Retries)
+	if err := o.TransferFlags.Validate(); err != nil {
+		return err
 	}
 	if o.MaxBytes != "" {
 		q, err := resource.ParseQuantity(o.MaxBytes)
@@ -195,15 +183,6 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxFiles <= 0 {
 		return exit.UsageErrorf("--max-files %d: must be positive", o.MaxFiles)
-	}
-	if o.IdleTimeout <= 0 {
-		return exit.UsageErrorf("--idle-timeout %s: must be positive", o.IdleTimeout)
-	}
-	if o.FetcherTimeout <= 0 || o.FetcherDeadline < time.Minute {
-		return exit.UsageErrorf("--fetcher-timeout must be positive and --fetcher-deadline at least 1m")
-	}
-	if o.FetcherImage == "" {
-		return exit.UsageErrorf("--fetcher-image: give an image")
 	}
 	return o.ParseJob(o.Factory.Kinds)
 }
@@ -217,16 +196,7 @@ func (o *Options) Complete() error {
 	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
 	o.Executor = r.Executor()
 	o.Backoff = transfer.DefaultBackoff
-	if !o.fetcherImageSet {
-		cfg, err := o.Factory.Config()
-		if err != nil {
-			return err
-		}
-		if cfg.FetcherImage != "" {
-			o.FetcherImage = cfg.FetcherImage
-		}
-	}
-	return nil
+	return o.TransferFlags.Complete(o.Factory)
 }
 
 // Summary is what -o json prints.

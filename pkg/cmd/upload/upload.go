@@ -44,22 +44,15 @@ type Options struct {
 	LocalPath string
 	To        string
 	Storage   string
-	Retries   int
 	Print     *printers.PrintFlags
-
-	IdleTimeout     time.Duration
-	FetcherImage    string
-	FetcherTimeout  time.Duration
-	FetcherDeadline time.Duration
+	cmdutil.TransferFlags
 
 	// Set by Validate and Complete.
 	spec       storage.Spec
 	storageSet bool
-	// fetcherImageSet: --fetcher-image was given, over the setting.
-	fetcherImageSet bool
-	Kube            kubernetes.Interface
-	RESTConfig      *rest.Config
-	Executor        remote.Executor
+	Kube       kubernetes.Interface
+	RESTConfig *rest.Config
+	Executor   remote.Executor
 	// Backoff is the first wait before resuming a broken stream.
 	Backoff time.Duration
 }
@@ -131,7 +124,6 @@ document on stdout.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.LocalPath = args[0]
 			o.storageSet = cmd.Flags().Changed("storage")
-			o.fetcherImageSet = cmd.Flags().Changed("fetcher-image")
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
@@ -143,11 +135,7 @@ document on stdout.`,
 	})
 	fl.StringVar(&o.Storage, "storage", "", "the storage, "+storage.Form+" (default: the storage setting)")
 	o.Print.AddFlags(cmd)
-	fl.IntVar(&o.Retries, "retries", transfer.DefaultRetries, "how often a broken stream is resumed")
-	fl.DurationVar(&o.IdleTimeout, "idle-timeout", transfer.DefaultIdleTimeout, "how long the stream may take nothing before it is resumed")
-	fl.StringVar(&o.FetcherImage, "fetcher-image", transfer.DefaultFetcherImage, "image of the uploader pod (the fetcher-image setting replaces this default)")
-	fl.DurationVar(&o.FetcherTimeout, "fetcher-timeout", transfer.DefaultFetcherTimeout, "how long to wait for the uploader pod to run")
-	fl.DurationVar(&o.FetcherDeadline, "fetcher-deadline", transfer.DefaultFetcherDeadline, "the uploader pod's longest life (its activeDeadlineSeconds)")
+	o.TransferFlags.AddFlags(cmd, "uploader", "sh, sleep, mkdir, head, tar, find and stat")
 	return cmd
 }
 
@@ -172,17 +160,8 @@ func (o *Options) Validate() error {
 	if _, err := uploadName(o.LocalPath); err != nil {
 		return err
 	}
-	if o.Retries < 0 {
-		return exit.UsageErrorf("--retries %d: must not be negative", o.Retries)
-	}
-	if o.IdleTimeout <= 0 {
-		return exit.UsageErrorf("--idle-timeout %s: must be positive", o.IdleTimeout)
-	}
-	if o.FetcherTimeout <= 0 || o.FetcherDeadline < time.Minute {
-		return exit.UsageErrorf("--fetcher-timeout must be positive and --fetcher-deadline at least 1m")
-	}
-	if o.FetcherImage == "" {
-		return exit.UsageErrorf("--fetcher-image: give an image")
+	if err := o.TransferFlags.Validate(); err != nil {
+		return err
 	}
 	if o.To == "" {
 		return exit.UsageErrorf("--to: give data, share or a job")
@@ -227,8 +206,8 @@ func (o *Options) Complete() error {
 	if err != nil {
 		return err
 	}
-	if !o.fetcherImageSet && cfg.FetcherImage != "" {
-		o.FetcherImage = cfg.FetcherImage
+	if err := o.TransferFlags.Complete(o.Factory); err != nil {
+		return err
 	}
 	if !o.storageSet && !o.toJob() {
 		if cfg.Storage == "" {
