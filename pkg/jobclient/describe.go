@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,12 +116,7 @@ func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*Stor
 	case errors.Is(err, storage.ErrNoStorage):
 		return nil, details
 	case err != nil:
-		return nil, append(details, jobmodel.Detail{Name: "Storage", Value: "not readable: " + strings.Map(func(r rune) rune {
-			if unicode.IsControl(r) {
-				return ' '
-			}
-			return r
-		}, err.Error())})
+		return nil, append(details, jobmodel.Detail{Name: "Storage", Value: "not readable: " + jobmodel.OneLine(err.Error())})
 	}
 	doc := &StorageDoc{Location: v.Location(""), JobDir: v.JobDir, PersistLogs: v.PersistLogs}
 	details = append(details, jobmodel.Detail{Name: "Storage", Value: doc.Location})

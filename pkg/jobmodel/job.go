@@ -5,7 +5,9 @@
 package jobmodel
 
 import (
+	"strings"
 	"time"
+	"unicode"
 )
 
 // State is a job's state in easyai's state machine.
@@ -115,4 +117,15 @@ type Replica struct {
 	Reason   string     `json:"reason,omitempty"`
 	Message  string     `json:"message,omitempty"`
 	Created  *time.Time `json:"created,omitempty"`
+}
+
+// OneLine is text from the cluster made safe for one line of a terminal:
+// control characters (newlines, escapes) become spaces.
+func OneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // Runtime is one training runtime a TrainJob may name, as "easyai
@@ -95,8 +97,8 @@ func ListRuntimes(ctx context.Context, dyn dynamic.Interface, namespace string) 
 // RuntimeOf reads what "easyai runtimes" shows of a runtime object.
 func RuntimeOf(obj *unstructured.Unstructured, kind string) Runtime {
 	r := Runtime{
-		Name: obj.GetName(), Kind: kind, Framework: oneLine(obj.GetLabels()[FrameworkLabel]),
-		Gang: oneLine(GangPlugin(obj)), Created: obj.GetCreationTimestamp().Time,
+		Name: obj.GetName(), Kind: kind, Framework: jobmodel.OneLine(obj.GetLabels()[FrameworkLabel]),
+		Gang: jobmodel.OneLine(GangPlugin(obj)), Created: obj.GetCreationTimestamp().Time,
 	}
 	if kind == RuntimeKind {
 		r.Namespace = obj.GetNamespace()

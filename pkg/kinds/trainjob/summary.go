@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,8 +46,8 @@ func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summar
 	tj := &TrainJob{Spec: j.Spec, Status: j.Status}
 	s := jobmodel.NewSummary(j.Kind, j.Metadata)
 	s.Status = State(tj)
-	s.Status.Reason = oneLine(s.Status.Reason)
-	s.Status.Message = oneLine(s.Status.Message)
+	s.Status.Reason = jobmodel.OneLine(s.Status.Reason)
+	s.Status.Message = jobmodel.OneLine(s.Status.Message)
 	nodes := Nodes(tj)
 	s.Workers.Total = nodes
 	if s.Status.State == jobmodel.Running {
@@ -175,7 +174,7 @@ func (Kind) Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error) {
 	}
 	var out []jobmodel.Detail
 	add := func(name, value string) {
-		out = append(out, jobmodel.Detail{Name: name, Value: oneLine(value)})
+		out = append(out, jobmodel.Detail{Name: name, Value: jobmodel.OneLine(value)})
 	}
 	kind := ClusterRuntimeKind
 	if j.Spec.RuntimeRef.Kind != nil && *j.Spec.RuntimeRef.Kind != "" {
@@ -286,15 +285,4 @@ func (k Kind) Resume(ctx context.Context, dyn dynamic.Interface, obj *unstructur
 
 func (k Kind) setSuspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, suspend bool) error {
 	return kinds.SetField(ctx, dyn, k, obj, suspend, "spec", "suspend")
-}
-
-// oneLine is text from the cluster made safe for one line of a terminal:
-// control characters (newlines, escapes) become spaces.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }
