@@ -213,12 +213,14 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	} else if req.User, err = s.User(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.fillStorage(ctx, req); err != nil {
+	resolved, err := req.Resolved()
+	if err != nil {
 		return nil, err
 	}
-	if err := s.fillCode(req); err != nil {
+	if err := s.fillStorage(ctx, req, resolved); err != nil {
 		return nil, err
 	}
+	fillCode(req, resolved)
 	obj, err := Build(req)
 	if err != nil {
 		return nil, err
@@ -237,7 +239,7 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	}
 	var undo func(context.Context) error
 	if s.DryRun == DryRunNone {
-		if undo, err = s.uploadCode(ctx, req, obj); err != nil {
+		if undo, err = s.uploadCode(ctx, obj); err != nil {
 			return nil, err
 		}
 	}

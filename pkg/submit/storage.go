@@ -197,11 +197,7 @@ var PVCs = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolum
 // job files give one, a new job directory, data/{user}, persisted logs by
 // default, --pretrained-from's job directory; and, online, checks that the
 // claim exists. Flags that need a storage fail without one.
-func (s *Submission) fillStorage(ctx context.Context, req *Request) error {
-	resolved, err := req.Resolved()
-	if err != nil {
-		return err
-	}
+func (s *Submission) fillStorage(ctx context.Context, req *Request, resolved map[string]any) error {
 	var raw struct {
 		Storage struct {
 			storage.Values
@@ -304,18 +300,13 @@ func (s *Submission) checkClaim(ctx context.Context, origin, claim string) error
 }
 
 // fillCode gives a job with code a working directory, where the code goes.
-func (s *Submission) fillCode(req *Request) error {
-	resolved, err := req.Resolved()
-	if err != nil {
-		return err
-	}
+func fillCode(req *Request, resolved map[string]any) {
 	code, _ := resolved["code"].(map[string]any)
 	git, _ := code["git"].(map[string]any)
 	hasCode := code != nil && (code["dir"] == true || (git != nil && git["url"] != nil && git["url"] != ""))
 	if hasCode && missingString(resolved, "workingDir") {
 		req.Values["workingDir"] = DefaultCodeDir
 	}
-	return nil
 }
 
 func missingString(values map[string]any, key string) bool {
@@ -348,7 +339,7 @@ func storageOf(resolved map[string]any) (storage.Values, error) {
 
 // uploadCode uploads --code dir:PATH onto the job's storage before the job
 // is created; the returned undo removes it (nil: nothing was uploaded).
-func (s *Submission) uploadCode(ctx context.Context, req *Request, job *unstructured.Unstructured) (func(context.Context) error, error) {
+func (s *Submission) uploadCode(ctx context.Context, job *unstructured.Unstructured) (func(context.Context) error, error) {
 	if s.Flags.Changed == nil || !s.Flags.Changed("code") {
 		return nil, nil
 	}
@@ -356,11 +347,8 @@ func (s *Submission) uploadCode(ctx context.Context, req *Request, job *unstruct
 	if err != nil || code.Dir == "" {
 		return nil, err
 	}
-	resolved, err := req.Resolved()
-	if err != nil {
-		return nil, err
-	}
-	v, err := storageOf(resolved)
+	// The storage as the job records it, with its new job directory.
+	v, err := storage.Of(job)
 	if err != nil {
 		return nil, err
 	}
