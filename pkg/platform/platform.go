@@ -16,6 +16,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
@@ -117,7 +118,8 @@ func (r *Recorded) JobFile() ([]byte, error) {
 	}
 	body, err := yaml.Marshal(values)
 	if err != nil {
-		return nil, err
+		// e.g. a DEL character, which YAML cannot hold, in an edited annotation.
+		return nil, exit.UsageErrorf("annotation %s: the values cannot be written as a job file: %v", jobmodel.RequestAnnotation, err)
 	}
 	return append(head, body...), nil
 }

@@ -1,10 +1,12 @@
 package platform_test
 
 import (
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 	"github.com/easyai-dev/easyai/pkg/platform"
 )
@@ -34,5 +36,15 @@ func TestRecordedJobFile(t *testing.T) {
 	empty, err := (&platform.Recorded{Kind: tf}).JobFile()
 	if err != nil || string(empty) != "kind: tf\n" {
 		t.Errorf("no values: %q (%v)", empty, err)
+	}
+}
+
+// TestRecordedJobFileYAMLCannotHold: an edited annotation whose values
+// YAML cannot hold (a DEL character) is exit 2 naming the annotation.
+func TestRecordedJobFileYAMLCannotHold(t *testing.T) {
+	tf, _ := registry.Default().LookupSubmittable("tf")
+	_, err := (&platform.Recorded{Kind: tf, Values: map[string]any{"image": "tf\x7f"}}).JobFile()
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "annotation easyai.io/request: the values cannot be written as a job file") {
+		t.Errorf("error %v", err)
 	}
 }
