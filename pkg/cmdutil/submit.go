@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -54,6 +55,14 @@ func AddSubmitFlags(cmd *cobra.Command, v *submit.Flags) {
 	fs.BoolVar(&v.NoPersistLogs, "no-persist-logs", false, "with a storage: do not copy the replicas' output into log_dir")
 	fs.StringVar(&v.Code, "code", "", "the job's code in its working directory: git:URL[@REF][#SUBDIR] (cloned by an init container) or dir:PATH (uploaded onto the storage)")
 	fs.StringVar(&v.CodeSecret, "code-secret", "", "Secret with the credentials of --code git: (username and password, or ssh-privatekey and known_hosts)")
+	fs.BoolVar(&v.Devtools.Debug, "debug", false, "debug mode: the replicas start with a wait in place of the command; easyai run starts it (docs/debug.md)")
+	fs.StringArrayVar(&v.Devtools.DebugTasks, "debug-task", nil, "with --debug: only this replica waits, e.g. worker-0 (repeatable; default: every replica)")
+	fs.DurationVar(&v.Devtools.DebugTimeout, "debug-timeout", 8*time.Hour, "with --debug: the pods are stopped after this long, so that they do not hold GPUs forever")
+	fs.BoolVar(&v.Devtools.TensorBoard, "tensorboard", false, "run TensorBoard on the job's summary_dir beside the job (needs --storage): easyai open JOB tensorboard")
+	fs.BoolVar(&v.Devtools.Jupyter, "jupyter", false, "run Jupyter Lab beside the command in the first replica: easyai open JOB jupyter")
+	fs.BoolVar(&v.Devtools.CodeServer, "code-server", false, "run VS Code in the browser (code-server) beside the command in the first replica: easyai open JOB code-server")
+	fs.BoolVar(&v.Devtools.SSH, "ssh", false, "run an sshd beside the command in every replica, for easyai ssh, scp, rsync and VS Code (docs/ssh.md)")
+	fs.StringVar(&v.Devtools.SSHKey, "ssh-key", "", "with --ssh: the public key let in (default ~/.ssh/id_ed25519.pub, else ~/.ssh/id_rsa.pub)")
 	fs.BoolVar(&v.RDMA, "rdma", false, "timaker clusters: use RDMA (only where the cluster has it)")
 	fs.StringVar(&v.GPUType, "gpu-type", "", "timaker clusters: the GPU model, e.g. V100, A100, T4")
 	fs.BoolVar(&v.Elastic, "elastic", false, "timaker clusters: run on elastic (shared, preemptible) resources")

@@ -116,6 +116,10 @@ type Result struct {
 	// Object is the job: as rendered for a client dry run, else as the API
 	// server returned it.
 	Object *unstructured.Unstructured
+	// Attachments are the objects made beside the job and owned by it
+	// (TensorBoard's Deployment and Service, the Secrets of the devtools),
+	// as rendered or as created. A Secret's data is never to be printed.
+	Attachments []*unstructured.Unstructured
 }
 
 // ErrJobFileNamesNoKind is a job file without a "kind" key.
@@ -221,7 +225,14 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	fillCode(req, resolved)
+	if err := s.fillDevtools(ctx, req); err != nil {
+		return nil, err
+	}
 	obj, err := Build(req)
+	if err != nil {
+		return nil, err
+	}
+	attachments, err := s.attachments(req, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +242,7 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 		created = k
 	}
 	if s.DryRun == DryRunClient {
-		return &Result{Kind: created, Object: obj}, nil
+		return &Result{Kind: created, Object: obj, Attachments: attachments}, nil
 	}
 	client, err := s.Dynamic()
 	if err != nil {
@@ -251,7 +262,10 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 		}
 		return nil, err
 	}
-	return &Result{Kind: created, Object: obj}, nil
+	if attachments, err = s.createAttachments(ctx, client, created, obj, attachments); err != nil {
+		return nil, err
+	}
+	return &Result{Kind: created, Object: obj, Attachments: attachments}, nil
 }
 
 // flagValues are the values of the flags the user set, the kind's own

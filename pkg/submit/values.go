@@ -59,6 +59,9 @@ type Flags struct {
 	Code           string
 	CodeSecret     string
 
+	// Develop and debug inside the cluster (docs/debug.md).
+	Devtools DevtoolsFlags
+
 	// The flags of platforms other than Kubernetes (timaker): RDMA,
 	// a GPU model, elastic (shared) resources and a file system mounted at
 	// the code directory, TYPE:ENDPOINT:PATH[:ro].
@@ -231,6 +234,13 @@ func (f *Flags) Values() (map[string]any, error) {
 	}
 	if code != nil {
 		v["code"] = code
+	}
+	devtools, err := f.devtoolsValues()
+	if err != nil {
+		return nil, err
+	}
+	if len(devtools) > 0 {
+		v["devtools"] = devtools
 	}
 
 	run := map[string]any{}

@@ -133,7 +133,7 @@ level (prefix "") or in a role (prefix "roles.worker."). Args: prefix, value.
 {{- if not (include "easyai-lib.string" (dict "path" "name" "value" $v.name)) -}}
 {{- fail "name: required: the job's name (metadata.name)" -}}
 {{- end -}}
-{{- $known := list "name" "image" "imagePullPolicy" "imagePullSecrets" "command" "workingDir" "env" "resources" "gpuResource" "shmSize" "nodeSelector" "tolerations" "priorityClassName" "restartPolicy" "labels" "annotations" "podAnnotations" "data" "storage" "code" "runPolicy" "roles" "global" "kind" -}}
+{{- $known := list "name" "image" "imagePullPolicy" "imagePullSecrets" "command" "workingDir" "env" "resources" "gpuResource" "shmSize" "nodeSelector" "tolerations" "priorityClassName" "restartPolicy" "labels" "annotations" "podAnnotations" "data" "storage" "code" "devtools" "runPolicy" "roles" "global" "kind" -}}
 {{- $rk := $kind.rolesKey | default "roles" -}}
 {{- if ne $rk "roles" -}}
 {{- $known = append (without $known "roles") $rk -}}
@@ -170,6 +170,7 @@ level (prefix "") or in a role (prefix "roles.worker."). Args: prefix, value.
 {{- include "easyai-lib.checkKind" (dict "path" (print $path ".readOnly") "value" $d.readOnly "kind" "bool") -}}
 {{- end -}}
 {{- include "easyai-lib.checkStorage" $v -}}
+{{- include "easyai-lib.checkDevtools" (dict "ctx" .ctx "kind" .kind) -}}
 {{- $rp := $v.runPolicy -}}
 {{- include "easyai-lib.checkKeys" (dict "prefix" "runPolicy." "value" $rp "known" (list "gang" "queue" "minAvailable" "backoffLimit" "activeDeadlineSeconds" "ttlSecondsAfterFinished" "cleanPodPolicy")) -}}
 {{- if $rp -}}

@@ -108,6 +108,25 @@ top-level ones; the rest of the pod (volumes, scheduling, labels) is the job's.
 {{- end -}}
 {{- end -}}
 
+{{- $sidecars := list -}}
+{{- $ports := list -}}
+{{- $podSpec := dict -}}
+{{- with include "easyai-lib.devtools" (dict "ctx" .ctx "kind" .kind "role" .role "replicas" $replicas "command" $command) | fromYaml -}}
+{{- range .volumes -}}
+{{- $volumes = append $volumes (merge (dict "name" .name) .source) -}}
+{{- end -}}
+{{- $mounts = concat $mounts .mounts -}}
+{{- $env = concat .env $env -}}
+{{- $init = concat $init .initContainers -}}
+{{- $sidecars = .sidecars -}}
+{{- $ports = .ports -}}
+{{- $podSpec = .podSpec -}}
+{{- if hasKey . "command" -}}
+{{- $command = .command -}}
+{{- end -}}
+{{- end -}}
+{{- $init = concat $init $sidecars -}}
+
 {{- $restartPolicy := include "easyai-lib.string" (dict "path" "restartPolicy" "value" $c.restartPolicy) -}}
 replicas: {{ $replicas }}
 {{- if and $restartPolicy (not .kind.podRestartPolicy) }}
@@ -129,6 +148,9 @@ template:
     {{- if and $restartPolicy .kind.podRestartPolicy }}
     restartPolicy: {{ $restartPolicy }}
     {{- end }}
+    {{- with $podSpec }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
     {{- with $init }}
     initContainers:
       {{- toYaml . | nindent 6 }}
@@ -147,6 +169,10 @@ template:
         {{- end }}
         {{- with include "easyai-lib.string" (dict "path" "workingDir" "value" $c.workingDir) }}
         workingDir: {{ toJson . }}
+        {{- end }}
+        {{- with $ports }}
+        ports:
+          {{- toYaml . | nindent 10 }}
         {{- end }}
         {{- with $env }}
         env:

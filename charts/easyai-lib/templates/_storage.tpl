@@ -20,6 +20,28 @@ With persistLogs the container's command runs under easyai-lib.teeScript,
 which copies its output into log_dir/$EASYAI_TASK.log.
 */ -}}
 
+{{- /*
+easyai-lib.taskEnv: the env naming the replica, as a YAML list: EASYAI_TASK
+(ROLE-INDEX; the index from kind.taskIndex, a downward API field path, or
+the pod's name when it is "pod") and EASYAI_TASK_INDEX. Args: kind, role,
+replicas (of the role).
+*/ -}}
+{{- define "easyai-lib.taskEnv" -}}
+{{- $env := list -}}
+{{- $index := .kind.taskIndex | default "metadata.labels['training.kubeflow.org/replica-index']" -}}
+{{- if eq $index "pod" -}}
+{{- $env = append $env (dict "name" "EASYAI_TASK" "valueFrom" (dict "fieldRef" (dict "fieldPath" "metadata.name"))) -}}
+{{- else -}}
+{{- if eq (int64 .replicas) 1 -}}
+{{- $env = append $env (dict "name" "EASYAI_TASK_INDEX" "value" "0") -}}
+{{- else -}}
+{{- $env = append $env (dict "name" "EASYAI_TASK_INDEX" "valueFrom" (dict "fieldRef" (dict "fieldPath" $index))) -}}
+{{- end -}}
+{{- $env = append $env (dict "name" "EASYAI_TASK" "value" (printf "%s-$(EASYAI_TASK_INDEX)" .role)) -}}
+{{- end -}}
+{{- toYaml $env -}}
+{{- end -}}
+
 {{- /* easyai-lib.checkStorage: checks .Values.storage and .Values.code. Args: the values. */ -}}
 {{- define "easyai-lib.checkStorage" -}}
 {{- $s := .storage -}}
@@ -94,18 +116,7 @@ role (its name, literal in {task}), replicas (of the role).
 {{- $prefix := toString ($s.prefix | default "") -}}
 {{- $job := toString $s.jobDir -}}
 {{- $at := dict -}}
-{{- $env := list -}}
-{{- $index := .kind.taskIndex | default "metadata.labels['training.kubeflow.org/replica-index']" -}}
-{{- if eq $index "pod" -}}
-{{- $env = append $env (dict "name" "EASYAI_TASK" "valueFrom" (dict "fieldRef" (dict "fieldPath" "metadata.name"))) -}}
-{{- else -}}
-{{- if eq (int64 .replicas) 1 -}}
-{{- $env = append $env (dict "name" "EASYAI_TASK_INDEX" "value" "0") -}}
-{{- else -}}
-{{- $env = append $env (dict "name" "EASYAI_TASK_INDEX" "valueFrom" (dict "fieldRef" (dict "fieldPath" $index))) -}}
-{{- end -}}
-{{- $env = append $env (dict "name" "EASYAI_TASK" "value" (printf "%s-$(EASYAI_TASK_INDEX)" .role)) -}}
-{{- end -}}
+{{- $env := include "easyai-lib.taskEnv" . | fromYamlArray -}}
 {{- $dirs := list
     (dict "env" "summary_dir" "sub" (printf "%s/$(EASYAI_TASK)/summary_dir" $job) "expr" true)
     (dict "env" "model_dir" "sub" (printf "%s/model_dir" $job))

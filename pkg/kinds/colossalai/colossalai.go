@@ -131,13 +131,12 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	var backend, sshdPath, launcherImage, launcherCPU, launcherMemory string
 	var nproc int
 	var torchArgs []string
-	var debug, cleanUp bool
+	var cleanUp bool
 	kinds.DescribeWorkers(fs, "number of worker pods running sshd, on which colossalai run starts the training (the launcher is one more pod)")
 	fs.StringVar(&backend, "backend", BackendAuto, "what serves the job: t9k (ColossalAIJob), volcano (a Volcano Job) or auto (t9k when the cluster serves ColossalAIJobs)")
 	fs.IntVar(&nproc, "nproc-per-node", 1, "training processes per worker (colossalai run --nproc_per_node; T9k procPerWorker)")
 	fs.StringArrayVar(&torchArgs, "torch-args", nil, "a torchrun option, e.g. --max_restarts=0 (repeatable; T9k torchArgs, Volcano --extra_launch_args)")
 	fs.StringVar(&sshdPath, "sshd-path", "/usr/sbin/sshd", "absolute path of sshd in the worker image")
-	fs.BoolVar(&debug, "debug", false, "deploy the replicas without starting the training, to exec into them")
 	fs.BoolVar(&cleanUp, "clean-up-workers", true, "delete the workers when the launcher ends (T9k; Volcano always does)")
 	fs.StringVar(&launcherImage, "launcher-image", "", "image of the launcher (default: --image)")
 	fs.StringVar(&launcherCPU, "launcher-cpu", "", "CPU of the launcher (default: --cpu)")
@@ -180,9 +179,6 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 				return nil, exit.UsageErrorf("--sshd-path %q: must be an absolute path (sshd is started by its path)", sshdPath)
 			}
 			values["sshdPath"] = sshdPath
-		}
-		if common.Changed("debug") {
-			values["debug"] = debug
 		}
 		if common.Changed("clean-up-workers") {
 			values["cleanUpWorkers"] = cleanUp

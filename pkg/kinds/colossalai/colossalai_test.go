@@ -54,8 +54,8 @@ func TestSubmitFlags(t *testing.T) {
 		want map[string]any
 	}{
 		{nil, map[string]any{}},
-		{[]string{"--workers", "2", "--nproc-per-node", "4", "--torch-args", "--max_restarts=0", "--debug"}, map[string]any{
-			"nprocPerNode": 4, "torchArgs": []any{"--max_restarts=0"}, "debug": true,
+		{[]string{"--workers", "2", "--nproc-per-node", "4", "--torch-args", "--max_restarts=0"}, map[string]any{
+			"nprocPerNode": 4, "torchArgs": []any{"--max_restarts=0"},
 			"roles": map[string]any{"worker": map[string]any{"replicas": 2}}}},
 		{[]string{"--sshd-path", "/usr/bin/sshd", "--clean-up-workers=false", "--launcher-image", "x:1", "--launcher-cpu", "1", "--launcher-memory", "2Gi"}, map[string]any{
 			"sshdPath": "/usr/bin/sshd", "cleanUpWorkers": false,
