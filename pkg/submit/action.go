@@ -98,6 +98,10 @@ type Submission struct {
 	// undo removes jobDir (subPath's parent, new with this submission)
 	// again when the job could not be created.
 	UploadCode func(ctx context.Context, job *unstructured.Unstructured, spec storage.Spec, subPath, jobDir, local string) (undo func(context.Context) error, err error)
+	// ExtraObjects, when set, adds objects to create beside the job, owned
+	// by it, as the devtools' are (a notebook's token Secret): values are
+	// the resolved values, job the job as rendered.
+	ExtraObjects func(values map[string]any, job *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
 	// Prompter asks for a missing image or command; nil never asks.
 	Prompter prompter.Prompter
 	// Notes receives what the user should know and is not data: the name

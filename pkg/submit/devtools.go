@@ -2,6 +2,8 @@ package submit
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -69,8 +71,14 @@ func (s *Submission) attachments(req *Request, obj *unstructured.Unstructured) (
 	if err != nil {
 		return nil, err
 	}
+	builders := []func(*Request, map[string]any, *unstructured.Unstructured) ([]*unstructured.Unstructured, error){s.webToolObjects, s.sshObjects}
+	if s.ExtraObjects != nil {
+		builders = append(builders, func(_ *Request, values map[string]any, job *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+			return s.ExtraObjects(values, job)
+		})
+	}
 	var all []*unstructured.Unstructured
-	for _, build := range []func(*Request, map[string]any, *unstructured.Unstructured) ([]*unstructured.Unstructured, error){s.webToolObjects, s.sshObjects} {
+	for _, build := range builders {
 		objs, err := build(req, resolved, obj)
 		if err != nil {
 			return nil, err
@@ -153,4 +161,43 @@ func (s *Submission) undoJob(client dynamic.Interface, k kinds.Kind, job *unstru
 	if err != nil && !apierrors.IsNotFound(err) && s.Notes != nil {
 		fmt.Fprintf(s.Notes, "warning: %s/%s was created but not deleted again: %v\n", k.Name(), job.GetName(), err)
 	}
+}
+
+// NewToken is a new login token: 32 random bytes, hex.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("making a login token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// TokenSecret is an Opaque Secret named name holding data (its "token" key
+// for a login token, jobmodel.TokenSecretKey), labelled as the job's: made
+// beside the job, owned by it.
+func TokenSecret(name string, job *unstructured.Unstructured, data map[string]string) *unstructured.Unstructured {
+	sd := map[string]any{}
+	for k, v := range data {
+		sd[k] = v
+	}
+	s := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+		"metadata":   map[string]any{"name": name},
+		"stringData": sd,
+	}}
+	s.SetNamespace(job.GetNamespace())
+	s.SetLabels(ownLabels(job))
+	return s
+}
+
+// ownLabels are the labels of the job that name it (easyai.io/job-name,
+// managed-by, user), for the objects made beside it.
+func ownLabels(job *unstructured.Unstructured) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"app.kubernetes.io/managed-by", "easyai.io/job-name", "easyai.io/user", "easyai.io/kind"} {
+		if v, ok := job.GetLabels()[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
