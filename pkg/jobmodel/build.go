@@ -41,11 +41,21 @@ func NewSummary(kind string, m ObjectMeta) Summary {
 		APIKind:     kind,
 		User:        user,
 		Experiment:  m.Labels[ExperimentLabel],
+		Debug:       m.Labels[DebugLabel] == "true",
 		ManagedBy:   m.Labels[ManagedByLabel],
 		Created:     m.CreationTimestamp.Time,
 		Labels:      m.Labels,
 		Annotations: m.Annotations,
 	}
+}
+
+// ShownState is the state list and get show: DEBUG for a job in debug
+// mode that has not ended, else the state.
+func (s *Summary) ShownState() string {
+	if s.Debug && s.Status.State != Succeeded && s.Status.State != Failed {
+		return "DEBUG"
+	}
+	return string(s.Status.State)
 }
 
 // TaskName is a replica's name: its role and index ("worker-1").

@@ -56,6 +56,9 @@ type Summary struct {
 	Status     Status `json:"status"`
 	User       string `json:"user,omitempty"`
 	Experiment string `json:"experiment,omitempty"`
+	// Debug is a job in debug mode (DebugLabel): its replicas wait for
+	// "easyai run".
+	Debug bool `json:"debug,omitempty"`
 	// ManagedBy is "easyai" for jobs easyai submitted, else who created it
 	// (another tool's managed-by label, or empty).
 	ManagedBy string `json:"managedBy,omitempty"`

@@ -21,6 +21,9 @@ const (
 	UserLabel = "easyai.io/user"
 	// ExperimentLabel groups jobs of one experiment.
 	ExperimentLabel = "easyai.io/experiment"
+	// DebugLabel ("true") marks a job submitted in debug mode: its
+	// replicas wait for "easyai run" (docs/debug.md).
+	DebugLabel = "easyai.io/debug"
 	// RoleLabel marks pods easyai runs beside a job's replicas, e.g. the
 	// fetcher pod of "easyai download" (RoleFetcher) and the uploader pod
 	// of "easyai upload" (RoleUploader).

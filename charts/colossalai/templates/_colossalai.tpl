@@ -5,7 +5,7 @@ and colossalai-volcano: both hold this file, the same (a test keeps it so).
 
 {{- /* colossalai.kind: the easyai-lib kind of a ColossalAI job, as JSON. Args: the API kind. */ -}}
 {{- define "colossalai.kind" -}}
-{{- dict "kind" . "container" "worker" "roles" (dict "launcher" "launcher" "worker" "worker") "podRestartPolicy" true "values" (list "nprocPerNode" "torchArgs" "sshdPath" "sshAuthMountPath" "cleanUpWorkers" "debug" "schedulerPriority" "sshWaitSeconds") "taskIndex" (ternary "metadata.annotations['volcano.sh/task-index']" "pod" (eq . "Job")) | toJson -}}
+{{- dict "kind" . "container" "worker" "roles" (dict "launcher" "launcher" "worker" "worker") "podRestartPolicy" true "ownDebug" true "values" (list "nprocPerNode" "torchArgs" "sshdPath" "sshAuthMountPath" "cleanUpWorkers" "debug" "schedulerPriority" "sshWaitSeconds") "taskIndex" (ternary "metadata.annotations['volcano.sh/task-index']" "pod" (eq . "Job")) | toJson -}}
 {{- end -}}
 
 {{- /* colossalai.validate: checks the values. Args: ctx, kind, backend ("T9k" or "Volcano"). */ -}}

@@ -1,9 +1,70 @@
-{{- /* Debug mode (docs/debug.md): devtools.debug. */ -}}
+{{- /*
+Debug mode (docs/debug.md): devtools.debug. The chosen replicas (every one,
+or those whose EASYAI_TASK is in devtools.debug.tasks) start with a wait in
+place of their command; the others run it. The command as the user gave it
+is kept, shell-quoted, in the env EASYAI_COMMAND, which "easyai run" reads
+from the pod's spec to start it; the pods get activeDeadlineSeconds.
+A kind with a debug mode of its own (kind.ownDebug: ColossalAI) uses that
+one instead.
+*/ -}}
 
 {{- /* easyai-lib.checkDebug: checks devtools.debug. Args: ctx, kind. */ -}}
 {{- define "easyai-lib.checkDebug" -}}
+{{- $d := (.ctx.Values.devtools | default dict).debug | default dict -}}
+{{- include "easyai-lib.checkStringList" (dict "path" "devtools.debug.tasks" "value" $d.tasks) -}}
+{{- range $i, $t := $d.tasks -}}
+{{- if not (regexMatch "^[a-z][a-z0-9]*(-[a-z0-9]+)*-[0-9]+$" (toString $t)) -}}
+{{- fail (printf "devtools.debug.tasks[%d]: %q is not a replica's name, ROLE-INDEX such as worker-0" $i (toString $t)) -}}
+{{- end -}}
+{{- end -}}
+{{- include "easyai-lib.checkInt" (dict "path" "devtools.debug.timeoutSeconds" "value" $d.timeoutSeconds "min" 1) -}}
 {{- end -}}
 
-{{- /* easyai-lib.debugPod: see easyai-lib.devtools. Args: ctx, kind, role, replicas, command. */ -}}
+{{- /* easyai-lib.shellQuote: a list of words as one shell-quoted string. */ -}}
+{{- define "easyai-lib.shellQuote" -}}
+{{- $words := list -}}
+{{- range . -}}
+{{- $words = append $words (printf "'%s'" (replace "'" "'\\''" (toString .))) -}}
+{{- end -}}
+{{- join " " $words -}}
+{{- end -}}
+
+{{- /* easyai-lib.debugEnv: the env of debug mode, as a YAML list. Args: ctx, userCommand. */ -}}
+{{- define "easyai-lib.debugEnv" -}}
+{{- $d := .ctx.Values.devtools.debug -}}
+{{- $env := list (dict "name" "EASYAI_COMMAND" "value" (include "easyai-lib.shellQuote" (.userCommand | default list))) (dict "name" "EASYAI_JOB" "value" (toString .ctx.Values.name)) -}}
+{{- with $d.tasks -}}
+{{- $env = append $env (dict "name" "EASYAI_DEBUG_TASKS" "value" (join " " .)) -}}
+{{- end -}}
+{{- toYaml $env -}}
+{{- end -}}
+
+{{- /*
+easyai-lib.debugScript: waits in place of "$@" on the chosen replicas, runs
+"$@" on the others. The wait ends on TERM, INT or HUP, with exit 0.
+*/ -}}
+{{- define "easyai-lib.debugScript" -}}
+chosen=
+if [ -z "${EASYAI_DEBUG_TASKS:-}" ]; then chosen=1; fi
+for t in ${EASYAI_DEBUG_TASKS:-}; do
+  if [ "$t" = "$EASYAI_TASK" ]; then chosen=1; fi
+done
+if [ -z "$chosen" ]; then exec "$@"; fi
+echo "easyai: debug mode: $EASYAI_TASK waits instead of running its command; start it with: easyai run $EASYAI_JOB --task $EASYAI_TASK"
+trap 'exit 0' TERM INT HUP
+while :; do
+  sleep 3600 &
+  wait $!
+done
+{{- end -}}
+
+{{- /* easyai-lib.debugPod: see easyai-lib.devtools. Args: ctx, kind, role, replicas, command, userCommand. */ -}}
 {{- define "easyai-lib.debugPod" -}}
+{{- $d := (.ctx.Values.devtools | default dict).debug | default dict -}}
+{{- if and $d.enabled (not .kind.ownDebug) -}}
+{{- $out := dict "env" (include "easyai-lib.debugEnv" . | fromYamlArray) -}}
+{{- $_ := set $out "command" (concat (list "/bin/sh" "-c" (include "easyai-lib.debugScript" .) "easyai-debug") (.command | default list)) -}}
+{{- $_ = set $out "podSpec" (dict "activeDeadlineSeconds" (int64 ($d.timeoutSeconds | default 28800))) -}}
+{{- toYaml $out -}}
+{{- end -}}
 {{- end -}}

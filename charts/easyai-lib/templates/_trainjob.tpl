@@ -91,8 +91,17 @@ patchJobs (list), initializer (map or nil), suspend (bool or nil).
 {{- with $env -}}
 {{- $_ := set $trainer "env" . -}}
 {{- end -}}
+{{- $userCommand := $trainer.command -}}
 {{- if and $st.persistLogs $trainer.command -}}
 {{- $_ := set $trainer "command" (concat (list "/bin/sh" "-c" (include "easyai-lib.teeScript" .) "easyai-tee") $trainer.command) -}}
+{{- end -}}
+{{- with include "easyai-lib.debugPod" (dict "ctx" .ctx "kind" dict "role" "node" "command" $trainer.command "userCommand" $userCommand) | fromYaml -}}
+{{- $debugEnv := .env -}}
+{{- if not $st.env -}}
+{{- $debugEnv = concat (include "easyai-lib.taskEnv" (dict "kind" (dict "taskIndex" "metadata.annotations['batch.kubernetes.io/job-completion-index']") "role" "node" "replicas" 2) | fromYamlArray) $debugEnv -}}
+{{- end -}}
+{{- $_ := set $trainer "env" (concat $debugEnv ($trainer.env | default list)) -}}
+{{- $_ = set $trainer "command" .command -}}
 {{- end -}}
 {{- with .nodes -}}
 {{- $_ := set $trainer "numNodes" (int64 .) -}}

@@ -140,7 +140,10 @@ func (o *Options) printValues(ctx context.Context, job *platform.Job) error {
 func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 	w := o.IO.Out
 	s := &d.Summary
-	status := string(s.Status.State)
+	status := s.ShownState()
+	if status == "DEBUG" {
+		status += " (" + string(s.Status.State) + "; easyai run " + s.Name + " starts the command)"
+	}
 	if s.Status.Reason != "" {
 		status += " (" + s.Status.Reason + ")"
 	}

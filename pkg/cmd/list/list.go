@@ -235,7 +235,7 @@ func (o *Options) printTable(js []*platform.Job, now time.Time) error {
 	for _, j := range js {
 		s := j.Item.Summary
 		row := []string{
-			s.Name, j.Item.KindName, string(s.Status.State),
+			s.Name, j.Item.KindName, s.ShownState(),
 			fmt.Sprintf("%d/%d", s.Workers.Ready, s.Workers.Total),
 			printers.GPUs(s.GPUs),
 			printers.Age(now, s.Created), printers.JobDuration(&s, now), printers.JobUser(&s),
