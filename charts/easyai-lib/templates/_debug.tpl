@@ -51,10 +51,12 @@ for t in ${EASYAI_DEBUG_TASKS:-}; do
 done
 if [ -z "$chosen" ]; then exec "$@"; fi
 echo "easyai: debug mode: $EASYAI_TASK waits instead of running its command; start it with: easyai run $EASYAI_JOB --task $EASYAI_TASK"
-trap 'exit 0' TERM INT HUP
+s=
+trap 'kill $s 2>/dev/null; exit 0' TERM INT HUP
 while :; do
   sleep 3600 &
-  wait $!
+  s=$!
+  wait $s
 done
 {{- end -}}
 

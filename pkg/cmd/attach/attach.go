@@ -96,6 +96,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, waits := remote.Waiting(j)[r.Task]; waits {
+		fmt.Fprintf(o.IO.ErrOut, "%s is in debug mode: its command waits. Start it with: easyai run %s --task %s\n", r.Task, j.Object.GetName(), r.Task)
+	}
 	command := Shell
 	if o.Command != "" {
 		command = []string{"sh", "-c", o.Command}

@@ -37,6 +37,7 @@ import (
 	prunecmd "github.com/easyai-dev/easyai/pkg/cmd/prune"
 	reruncmd "github.com/easyai-dev/easyai/pkg/cmd/rerun"
 	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
+	runcmd "github.com/easyai-dev/easyai/pkg/cmd/run"
 	runtimescmd "github.com/easyai-dev/easyai/pkg/cmd/runtimes"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	suspendcmd "github.com/easyai-dev/easyai/pkg/cmd/suspend"
@@ -153,6 +154,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 		{"replicas", "Working with a job's replicas:", []*cobra.Command{
 			logscmd.NewCmdLogs(f, nil),
 			execcmd.NewCmdExec(f, nil),
+			runcmd.NewCmdRun(f, nil),
 			attachcmd.NewCmdAttach(f, nil),
 			portforwardcmd.NewCmdPortForward(f, nil),
 			opencmd.NewCmdOpen(f, nil),

@@ -1,0 +1,135 @@
+package submit_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/easyai-dev/easyai/pkg/kinds/registry"
+	"github.com/easyai-dev/easyai/pkg/render"
+)
+
+// debugPod renders a tf job of two workers in debug mode and returns the
+// worker container's command and env.
+func debugPod(t *testing.T, debug map[string]any, command ...any) (argv []string, env map[string]string, spec map[string]any) {
+	t.Helper()
+	k, _ := registry.Default().Lookup("tf")
+	objs, err := render.Render(render.Request{Kind: k, Values: map[string]any{
+		"name": "j", "image": "img", "command": command,
+		"roles":    map[string]any{"worker": map[string]any{"replicas": 2}},
+		"devtools": map[string]any{"debug": debug},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec = objs[0].Object["spec"].(map[string]any)["tfReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	c := spec["containers"].([]any)[0].(map[string]any)
+	for _, a := range c["command"].([]any) {
+		argv = append(argv, a.(string))
+	}
+	env = map[string]string{}
+	envList, _ := c["env"].([]any)
+	for _, e := range envList {
+		m := e.(map[string]any)
+		if v, ok := m["value"].(string); ok {
+			env[m["name"].(string)] = v
+		}
+	}
+	return argv, env, spec
+}
+
+func TestDebugModeKeepsTheCommandAndSetsADeadline(t *testing.T) {
+	argv, env, spec := debugPod(t, map[string]any{"enabled": true, "timeoutSeconds": 60}, "python", "train.py", "it's")
+	if argv[0] != "/bin/sh" || argv[1] != "-c" || strings.Join(argv[4:], " ") != "python train.py it's" {
+		t.Errorf("command %q: want the debug wrapper, then the command", argv)
+	}
+	if got := env["EASYAI_COMMAND"]; got != `'python' 'train.py' 'it'\''s'` {
+		t.Errorf("EASYAI_COMMAND = %s", got)
+	}
+	if env["EASYAI_JOB"] != "j" {
+		t.Errorf("EASYAI_JOB = %q", env["EASYAI_JOB"])
+	}
+	if spec["activeDeadlineSeconds"] != int64(60) && spec["activeDeadlineSeconds"] != float64(60) {
+		t.Errorf("activeDeadlineSeconds = %v, want 60", spec["activeDeadlineSeconds"])
+	}
+	// EASYAI_COMMAND runs the same command under sh -c.
+	out, err := exec.Command("/bin/sh", "-c", "set -- "+env["EASYAI_COMMAND"]+`; printf '%s|' "$@"`).Output()
+	if err != nil || string(out) != "python|train.py|it's|" {
+		t.Errorf("sh reads EASYAI_COMMAND as %q (%v)", out, err)
+	}
+}
+
+func TestWithoutDebugModeTheCommandIsTheUsers(t *testing.T) {
+	argv, env, spec := debugPod(t, map[string]any{"enabled": false}, "python", "train.py")
+	if strings.Join(argv, " ") != "python train.py" || env["EASYAI_COMMAND"] != "" || spec["activeDeadlineSeconds"] != nil {
+		t.Errorf("command %q, env %v, spec %v: debug mode off must change nothing", argv, env, spec)
+	}
+}
+
+// runWrapper runs the rendered wrapper with the local /bin/sh as the
+// replica task would, with the command given.
+func runWrapper(t *testing.T, tasks []any, task string, command ...any) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	debug := map[string]any{"enabled": true}
+	if tasks != nil {
+		debug["tasks"] = tasks
+	}
+	argv, env, _ := debugPod(t, debug, command...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "EASYAI_TASK="+task, "EASYAI_JOB=j", "EASYAI_DEBUG_TASKS="+env["EASYAI_DEBUG_TASKS"])
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+func TestAChosenReplicaWaitsUntilTERM(t *testing.T) {
+	cmd, out := runWrapper(t, []any{"worker-1"}, "worker-1", "sh", "-c", "echo ran; exit 3")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "debug mode") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "easyai run j --task worker-1") {
+		t.Fatalf("output %q: want the hint naming easyai run", out.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the wait ended with %v, want exit 0 on TERM", err)
+	}
+	if strings.Contains(out.String(), "ran") {
+		t.Errorf("output %q: the command ran on a replica that waits", out.String())
+	}
+}
+
+func TestAReplicaNotChosenRunsItsCommand(t *testing.T) {
+	cmd, out := runWrapper(t, []any{"worker-1"}, "worker-0", "sh", "-c", "echo ran; exit 3")
+	err := cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 3 || strings.TrimSpace(out.String()) != "ran" {
+		t.Errorf("got %v and %q, want the command's exit 3 and its output", err, out.String())
+	}
+}
+
+func TestABadDebugValueFailsRendering(t *testing.T) {
+	k, _ := registry.Default().Lookup("tf")
+	for _, debug := range []map[string]any{
+		{"enabled": "yes"}, {"tasks": []any{"worker"}}, {"timeoutSeconds": 0}, {"unknown": true},
+	} {
+		_, err := render.Render(render.Request{Kind: k, Values: map[string]any{
+			"name": "j", "image": "img", "command": []any{"x"}, "devtools": map[string]any{"debug": debug},
+		}})
+		if err == nil || !strings.Contains(err.Error(), "devtools.debug") {
+			t.Errorf("devtools.debug %v: got %v, want an error naming devtools.debug", debug, err)
+		}
+	}
+}
