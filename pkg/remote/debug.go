@@ -52,6 +52,22 @@ func Waiting(j *Job) map[string]string {
 	return out
 }
 
+// KeepsCommand says whether a pod of the job keeps a command for "easyai
+// run": false for a job in its kind's own debug mode (ColossalAI), whose
+// pods run no wait of easyai's, and for one whose pods are not made yet.
+func KeepsCommand(j *Job) bool {
+	for _, p := range j.Pods {
+		for _, c := range p.Spec.Containers {
+			for _, e := range c.Env {
+				if e.Name == CommandEnv {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -3,6 +3,7 @@ package submit_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -130,6 +131,50 @@ func TestABadDebugValueFailsRendering(t *testing.T) {
 		}})
 		if err == nil || !strings.Contains(err.Error(), "devtools.debug") {
 			t.Errorf("devtools.debug %v: got %v, want an error naming devtools.debug", debug, err)
+		}
+	}
+}
+
+func TestADebuggedTrainJobWaitsWithADeadline(t *testing.T) {
+	k, _ := registry.Default().Lookup("trainjob")
+	for _, tt := range []struct {
+		runPolicy map[string]any
+		want      int64
+	}{
+		{nil, 600},
+		{map[string]any{"activeDeadlineSeconds": 300}, 300},
+		{map[string]any{"activeDeadlineSeconds": 9000}, 600},
+	} {
+		values := map[string]any{
+			"name": "j", "image": "img", "command": []any{"torchrun", "train.py"},
+			"runtime":  map[string]any{"name": "torch-distributed"},
+			"devtools": map[string]any{"debug": map[string]any{"enabled": true, "timeoutSeconds": 600}},
+		}
+		if tt.runPolicy != nil {
+			values["runPolicy"] = tt.runPolicy
+		}
+		objs, err := render.Render(render.Request{Kind: k, Values: values})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := objs[0].Object["spec"].(map[string]any)
+		trainer := spec["trainer"].(map[string]any)
+		argv := trainer["command"].([]any)
+		if argv[0] != "/bin/sh" || argv[len(argv)-1] != "train.py" {
+			t.Errorf("trainer command %q: want the debug wrapper, then the command", argv)
+		}
+		env := map[string]any{}
+		for _, e := range trainer["env"].([]any) {
+			env[e.(map[string]any)["name"].(string)] = e.(map[string]any)["value"]
+		}
+		if env["EASYAI_COMMAND"] != "'torchrun' 'train.py'" || env["EASYAI_JOB"] != "j" {
+			t.Errorf("trainer env %v: want EASYAI_COMMAND and EASYAI_JOB", env)
+		}
+		if _, ok := env["EASYAI_TASK"]; !ok {
+			t.Errorf("trainer env %v: want EASYAI_TASK", env)
+		}
+		if got := fmt.Sprint(spec["activeDeadlineSeconds"]); got != fmt.Sprint(tt.want) {
+			t.Errorf("runPolicy %v: activeDeadlineSeconds = %s, want %d", tt.runPolicy, got, tt.want)
 		}
 	}
 }

@@ -1,11 +1,12 @@
 {{- /*
 Debug mode (docs/debug.md): devtools.debug. The chosen replicas (every one,
 or those whose EASYAI_TASK is in devtools.debug.tasks) start with a wait in
-place of their command; the others run it. The command as the user gave it
-is kept, shell-quoted, in the env EASYAI_COMMAND, which "easyai run" reads
-from the pod's spec to start it; the pods get activeDeadlineSeconds.
+place of their command; the others run it. The command the wait replaces
+(after the storage's log copy, so that "easyai run" starts the same) is
+kept, shell-quoted, in the env EASYAI_COMMAND, which "easyai run" reads from
+the pod's spec; the pods get activeDeadlineSeconds.
 A kind with a debug mode of its own (kind.ownDebug: ColossalAI) uses that
-one instead.
+one instead, for every replica (no tasks), and gets the deadline only.
 */ -}}
 
 {{- /* easyai-lib.checkDebug: checks devtools.debug. Args: ctx, kind. */ -}}
@@ -18,6 +19,9 @@ one instead.
 {{- end -}}
 {{- end -}}
 {{- include "easyai-lib.checkInt" (dict "path" "devtools.debug.timeoutSeconds" "value" $d.timeoutSeconds "min" 1) -}}
+{{- if and .kind.ownDebug $d.enabled $d.tasks -}}
+{{- fail "devtools.debug.tasks (--debug-task): this kind's own debug mode stops every replica, not chosen ones: use --debug alone" -}}
+{{- end -}}
 {{- end -}}
 
 {{- /* easyai-lib.shellQuote: a list of words as one shell-quoted string. */ -}}
@@ -29,10 +33,10 @@ one instead.
 {{- join " " $words -}}
 {{- end -}}
 
-{{- /* easyai-lib.debugEnv: the env of debug mode, as a YAML list. Args: ctx, userCommand. */ -}}
+{{- /* easyai-lib.debugEnv: the env of debug mode, as a YAML list. Args: ctx, command. */ -}}
 {{- define "easyai-lib.debugEnv" -}}
 {{- $d := .ctx.Values.devtools.debug -}}
-{{- $env := list (dict "name" "EASYAI_COMMAND" "value" (include "easyai-lib.shellQuote" (.userCommand | default list))) (dict "name" "EASYAI_JOB" "value" (toString .ctx.Values.name)) -}}
+{{- $env := list (dict "name" "EASYAI_COMMAND" "value" (include "easyai-lib.shellQuote" (.command | default list))) (dict "name" "EASYAI_JOB" "value" (toString .ctx.Values.name)) -}}
 {{- with $d.tasks -}}
 {{- $env = append $env (dict "name" "EASYAI_DEBUG_TASKS" "value" (join " " .)) -}}
 {{- end -}}
@@ -41,7 +45,9 @@ one instead.
 
 {{- /*
 easyai-lib.debugScript: waits in place of "$@" on the chosen replicas, runs
-"$@" on the others. The wait ends on TERM, INT or HUP, with exit 0.
+"$@" on the others. The wait ends on TERM, INT or HUP, with exit 0; its
+sleep holds none of the container's output, so that a sleep left behind
+(a signal before $s is set) keeps nothing open.
 */ -}}
 {{- define "easyai-lib.debugScript" -}}
 chosen=
@@ -54,19 +60,21 @@ echo "easyai: debug mode: $EASYAI_TASK waits instead of running its command; sta
 s=
 trap 'kill $s 2>/dev/null; exit 0' TERM INT HUP
 while :; do
-  sleep 3600 &
+  sleep 60 </dev/null >/dev/null 2>&1 &
   s=$!
   wait $s
 done
 {{- end -}}
 
-{{- /* easyai-lib.debugPod: see easyai-lib.devtools. Args: ctx, kind, role, replicas, command, userCommand. */ -}}
+{{- /* easyai-lib.debugPod: see easyai-lib.devtools. Args: ctx, kind, role, replicas, command. */ -}}
 {{- define "easyai-lib.debugPod" -}}
 {{- $d := (.ctx.Values.devtools | default dict).debug | default dict -}}
-{{- if and $d.enabled (not .kind.ownDebug) -}}
-{{- $out := dict "env" (include "easyai-lib.debugEnv" . | fromYamlArray) -}}
-{{- $_ := set $out "command" (concat (list "/bin/sh" "-c" (include "easyai-lib.debugScript" .) "easyai-debug") (.command | default list)) -}}
-{{- $_ = set $out "podSpec" (dict "activeDeadlineSeconds" (int64 ($d.timeoutSeconds | default 28800))) -}}
+{{- if $d.enabled -}}
+{{- $out := dict "podSpec" (dict "activeDeadlineSeconds" (int64 ($d.timeoutSeconds | default 28800))) -}}
+{{- if not .kind.ownDebug -}}
+{{- $_ := set $out "env" (include "easyai-lib.debugEnv" . | fromYamlArray) -}}
+{{- $_ = set $out "command" (concat (list "/bin/sh" "-c" (include "easyai-lib.debugScript" .) "easyai-debug") (.command | default list)) -}}
+{{- end -}}
 {{- toYaml $out -}}
 {{- end -}}
 {{- end -}}

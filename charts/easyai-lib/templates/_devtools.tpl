@@ -38,8 +38,7 @@ debug (the wait), ssh (sshd, then the command), jupyter, codeServer.
 {{- /*
 easyai-lib.devtools: what the devtools add to one role's pod, as YAML (see
 above), or nothing. Args: ctx, kind, role, replicas (of the role), command
-(the container's command so far, after the storage's log copy), userCommand
-(the command as the values give it).
+(the container's command so far, after the storage's log copy).
 */ -}}
 {{- define "easyai-lib.devtools" -}}
 {{- $v := .ctx.Values -}}
@@ -57,7 +56,7 @@ above), or nothing. Args: ctx, kind, role, replicas (of the role), command
 {{- /* Without a storage nothing else names the replica: the tools need it. */ -}}
 {{- $_ := set $out "env" (include "easyai-lib.taskEnv" . | fromYamlArray) -}}
 {{- end -}}
-{{- $args := dict "ctx" .ctx "kind" .kind "role" .role "replicas" .replicas "command" .command "userCommand" .userCommand -}}
+{{- $args := dict "ctx" .ctx "kind" .kind "role" .role "replicas" .replicas "command" .command -}}
 {{- range $tool := list "easyai-lib.debugPod" "easyai-lib.sshPod" "easyai-lib.jupyterPod" "easyai-lib.codeServerPod" -}}
 {{- $r := include $tool $args | fromYaml -}}
 {{- if $r -}}

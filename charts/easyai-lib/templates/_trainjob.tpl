@@ -9,7 +9,8 @@ roles' replicas.
 
 What a TrainJob can say goes where the 2.3 API puts it:
   image, command, env, resources, nodes, nprocPerNode -> spec.trainer
-  runPolicy.activeDeadlineSeconds -> spec.activeDeadlineSeconds
+  runPolicy.activeDeadlineSeconds -> spec.activeDeadlineSeconds (in debug
+    mode at most devtools.debug.timeoutSeconds)
   suspend -> spec.suspend
   initializer.dataset|model -> spec.initializer (a Secret by name only)
   labels, podAnnotations, runPolicy.queue, imagePullSecrets, nodeSelector,
@@ -91,11 +92,16 @@ patchJobs (list), initializer (map or nil), suspend (bool or nil).
 {{- with $env -}}
 {{- $_ := set $trainer "env" . -}}
 {{- end -}}
-{{- $userCommand := $trainer.command -}}
 {{- if and $st.persistLogs $trainer.command -}}
 {{- $_ := set $trainer "command" (concat (list "/bin/sh" "-c" (include "easyai-lib.teeScript" .) "easyai-tee") $trainer.command) -}}
 {{- end -}}
-{{- with include "easyai-lib.debugPod" (dict "ctx" .ctx "kind" dict "role" "node" "command" $trainer.command "userCommand" $userCommand) | fromYaml -}}
+{{- $deadline := $rp.activeDeadlineSeconds -}}
+{{- with include "easyai-lib.debugPod" (dict "ctx" .ctx "kind" dict "role" "node" "command" $trainer.command) | fromYaml -}}
+{{- /* A debugged TrainJob's deadline is the job's: its pods' is the runtime's. */ -}}
+{{- $debugDeadline := int64 .podSpec.activeDeadlineSeconds -}}
+{{- if or (kindIs "invalid" $deadline) (lt $debugDeadline (int64 $deadline)) -}}
+{{- $deadline = $debugDeadline -}}
+{{- end -}}
 {{- $debugEnv := .env -}}
 {{- if not $st.env -}}
 {{- $debugEnv = concat (include "easyai-lib.taskEnv" (dict "kind" (dict "taskIndex" "metadata.annotations['batch.kubernetes.io/job-completion-index']") "role" "node" "replicas" 2) | fromYamlArray) $debugEnv -}}
@@ -241,8 +247,8 @@ spec:
   {{- if .suspend }}
   suspend: true
   {{- end }}
-  {{- if not (kindIs "invalid" $rp.activeDeadlineSeconds) }}
-  activeDeadlineSeconds: {{ int64 $rp.activeDeadlineSeconds }}
+  {{- if not (kindIs "invalid" $deadline) }}
+  activeDeadlineSeconds: {{ int64 $deadline }}
   {{- end }}
   {{- with $init }}
   initializer:

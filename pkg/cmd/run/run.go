@@ -57,7 +57,7 @@ A job not in debug mode is refused (exit 2): use "easyai exec".`,
   easyai attach mnist                   # look around first
   easyai run mnist --task worker-0
   easyai run mnist --all`,
-		Args:              cobra.ExactArgs(1),
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
@@ -104,6 +104,9 @@ func (o *Options) Run(ctx context.Context) error {
 	name := j.Kind.Name() + "/" + j.Object.GetName()
 	if j.Object.GetLabels()[jobmodel.DebugLabel] != "true" {
 		return exit.UsageErrorf("%s is not in debug mode (easyai submit --debug): to run a command in it, use easyai exec", name)
+	}
+	if len(j.Pods) > 0 && !remote.KeepsCommand(j) {
+		return exit.UsageErrorf("%s is in its kind's own debug mode, which keeps no command for easyai run: start the training with easyai exec (docs/debug.md)", name)
 	}
 	waiting := remote.Waiting(j)
 	if o.All {

@@ -90,8 +90,8 @@ arguments, not a shell command: -- train.py --epochs 10.
   t9k      T9k's ColossalAIJob (batch.tensorstack.dev/v1beta1), rendered
            per T9k's API reference; "easyai get" reads back its phase,
            conditions, tasks and aggregate. --debug sets runMode.debug
-           (every replica sleeps: exec into them); suspend and resume set
-           runMode.pause.
+           (every replica sleeps: exec into them; docs/debug.md); suspend
+           and resume set runMode.pause.
   volcano  a Volcano Job (batch.volcano.sh/v1alpha1), for clusters without
            T9k: tasks launcher and worker, gang-scheduled, with Volcano's svc
            and ssh plugins. The workers run sshd (--sshd-path) with the
@@ -104,6 +104,9 @@ arguments, not a shell command: -- train.py --epochs 10.
            labelled easyai.io/kind=colossalai: see it as volcano/NAME.
            --debug: the launcher prints the colossalai run command instead
            of running it, and sleeps.
+--debug is ColossalAI's own debug mode on either backend: every replica
+waits (--debug-task does not apply) until --debug-timeout, and "easyai run"
+does not apply: start the training with "easyai exec".
   auto     (default) t9k when the cluster serves ColossalAIJobs, else
            volcano. A client dry run asks no cluster: auto is volcano there.
 
