@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
@@ -24,6 +25,9 @@ type Options struct {
 	Task         string
 	AddressFlags []string
 	PortArgs     []string
+	// Stdio carries one connection to the one port given on stdin and
+	// stdout (an ssh ProxyCommand) instead of listening.
+	Stdio bool
 
 	// Set by Validate.
 	Ports     []remote.PortSpec
@@ -31,6 +35,7 @@ type Options struct {
 
 	// Set by Complete.
 	Forwarder *remote.Forwarder
+	Replicas  *cmdutil.Replicas
 }
 
 // NewCmdPortForward returns the command; runF replaces Complete and Run in tests.
@@ -52,10 +57,14 @@ line per port is printed on stdout.
 When the replica's pod goes away (restarted, rescheduled), easyai finds the
 replica's new pod and forwards to it, on the same local ports ("Forwarding
 again to TASK" on stderr once it does; until then the ports refuse
-connections). Stop with Ctrl-C.`,
+connections). Stop with Ctrl-C.
+
+--stdio PORT carries one connection to the replica's PORT on stdin and
+stdout instead, and ends with it: what an ssh ProxyCommand needs. Nothing but the connection's bytes is written to stdout.`,
 		Example: `  easyai port-forward mnist :6006
   easyai port-forward tf/mnist --task worker-1 8080:80 9090
-  easyai port-forward mnist --address 0.0.0.0 6006`,
+  easyai port-forward mnist --address 0.0.0.0 6006
+  ssh -o ProxyCommand='easyai port-forward mnist --task worker-1 --stdio 22' root@mnist`,
 		Args: cmdutil.MinimumArgs(1, "a job (NAME or KIND/NAME) and the ports to forward ([LOCAL:]REMOTE...)"),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -72,6 +81,7 @@ connections). Stop with Ctrl-C.`,
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.Task, "task", "", "the replica to forward to, e.g. worker-1 (default: chief, master, launcher or worker-0)")
 	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	fl.BoolVar(&o.Stdio, "stdio", false, "carry one connection to the one REMOTE port on stdin and stdout (an ssh ProxyCommand) instead of listening")
 	fl.StringSliceVar(&o.AddressFlags, "address", []string{"127.0.0.1"}, "local addresses to listen on (repeat or comma-separate; IP addresses or localhost)")
 	return cmd
 }
@@ -84,6 +94,14 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.Ports = ports
+	if o.Stdio {
+		if len(ports) != 1 || strings.Contains(o.PortArgs[0], ":") {
+			return exit.UsageErrorf("--stdio carries one connection: give one REMOTE port, e.g. --stdio 22")
+		}
+		if o.AddressFlags != nil && (len(o.AddressFlags) != 1 || o.AddressFlags[0] != "127.0.0.1") {
+			return exit.UsageErrorf("--stdio listens on no address: not with --address")
+		}
+	}
 	if o.Addresses, err = remote.ParseAddresses(o.AddressFlags); err != nil {
 		return err
 	}
@@ -97,6 +115,7 @@ func (o *Options) Complete() error {
 		return err
 	}
 	o.Namespace, o.Client = r.Namespace, r.Jobs
+	o.Replicas = r
 	o.Forwarder = &remote.Forwarder{
 		Config: r.Config, Kube: r.Kube, Namespace: r.Namespace, Addresses: o.Addresses, Ports: o.Ports,
 		Out: o.IO.Out, ErrOut: o.IO.ErrOut,
@@ -106,6 +125,9 @@ func (o *Options) Complete() error {
 
 // Run chooses the replica and forwards to it until ctx ends.
 func (o *Options) Run(ctx context.Context) error {
+	if o.Stdio {
+		return o.runStdio(ctx)
+	}
 	task := o.Task
 	first := true
 	o.Forwarder.Resolve = func(ctx context.Context) (jobmodel.Replica, error) {
@@ -127,4 +149,20 @@ func (o *Options) Run(ctx context.Context) error {
 		return r, nil
 	}
 	return o.Forwarder.Run(ctx)
+}
+
+// runStdio carries one connection to the replica's port on stdin and stdout.
+func (o *Options) runStdio(ctx context.Context) error {
+	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	r, _, err := j.Choose(o.Task)
+	if err != nil {
+		return err
+	}
+	if err := remote.Runnable(r); err != nil {
+		return err
+	}
+	return remote.ForwardStdio(ctx, o.Replicas.Config, o.Replicas.Kube, o.Namespace, r.Pod, o.Ports[0].Remote, o.IO.In, o.IO.Out)
 }
