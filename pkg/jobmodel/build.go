@@ -49,10 +49,10 @@ func NewSummary(kind string, m ObjectMeta) Summary {
 	}
 }
 
-// ShownState is the state list and get show: DEBUG for a job in debug
-// mode that has not ended, else the state.
+// ShownState is the state list and get show: DEBUG for a running job in
+// debug mode (its replicas wait for "easyai run"), else the state.
 func (s *Summary) ShownState() string {
-	if s.Debug && s.Status.State != Succeeded && s.Status.State != Failed {
+	if s.Debug && s.Status.State == Running {
 		return "DEBUG"
 	}
 	return string(s.Status.State)
