@@ -118,7 +118,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 		if _, ok := waiting[r.Task]; !ok {
-			return exit.UsageErrorf("--task %s: this replica runs its command already (only %s wait in debug mode)", r.Task, strings.Join(names(j.Replicas, waiting), ", "))
+			return exit.UsageErrorf("--task %s: this replica runs its command already (waiting in debug mode: %s)", r.Task, strings.Join(names(j.Replicas, waiting), ", "))
 		}
 	} else {
 		running := remote.Running(j.Replicas)

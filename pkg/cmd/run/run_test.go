@@ -145,7 +145,7 @@ func TestRunRefusesAReplicaThatDoesNotWait(t *testing.T) {
 	rec := &recorder{}
 	f, _, _ := factory(t, true, onlyWorker1()...)
 	err := run(newCmd(f, rec), "mnist", "--task", "worker-0")
-	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "only worker-1 wait") {
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "waiting in debug mode: worker-1") {
 		t.Errorf("worker-0: %v, want a usage error naming worker-1", err)
 	}
 	if len(rec.pods) != 0 {

@@ -131,6 +131,39 @@ func TestDebugModeOfEveryReplica(t *testing.T) {
 	}
 }
 
+// TestDebugModeOfOtherKinds: a TrainJob's trainer waits and the job gets
+// the deadline; ColossalAI's own debug mode takes no --debug-task.
+func TestDebugModeOfOtherKinds(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	ns := c.Namespace(t)
+	res := easyai.Run(t, "submit", "trainjob", "-n", ns, "--name", "tj", "--runtime", "torch-distributed", "--workers", "2",
+		"--image", "example.com/train:1", "--debug", "--debug-timeout", "1h", "--dry-run=server", "-o", "json", "--", "torchrun", "train.py").MustSucceed(t)
+	var tj struct {
+		Spec struct {
+			ActiveDeadlineSeconds int64 `json:"activeDeadlineSeconds"`
+			Trainer               struct {
+				Command []string        `json:"command"`
+				Env     []corev1.EnvVar `json:"env"`
+			} `json:"trainer"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &tj); err != nil {
+		t.Fatalf("submit -o json: %v\n%s", err, res.Stdout)
+	}
+	env := envOf(&corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Env: tj.Spec.Trainer.Env}}}})
+	if argv := tj.Spec.Trainer.Command; len(argv) < 4 || argv[0] != "/bin/sh" || !strings.Contains(argv[2], "debug mode") ||
+		env["EASYAI_COMMAND"] != "'torchrun' 'train.py'" || tj.Spec.ActiveDeadlineSeconds != 3600 {
+		t.Errorf("the debugged TrainJob: command %q, env %v, activeDeadlineSeconds %d", argv, env, tj.Spec.ActiveDeadlineSeconds)
+	}
+
+	res = easyai.Run(t, "submit", "colossalai", "-n", ns, "--name", "cai", "--backend", "volcano", "--workers", "2",
+		"--image", "example.com/colossalai:1", "--debug-task", "worker-0", "--", "train.py")
+	if res.Code != 2 || !strings.Contains(res.Stderr, "own debug mode stops every replica") {
+		t.Errorf("colossalai --debug-task: exit %d, stderr %q; want 2", res.Code, res.Stderr)
+	}
+}
+
 func TestDebugFlagsRefuseBadInput(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
