@@ -40,6 +40,7 @@ type goldenCase struct {
 var goldenCases = []goldenCase{
 	{"tf-ps-workers", tfjob.New(), "tfjob"},
 	{"tf-chief-evaluator", tfjob.New(), "tfjob"},
+	{"tf-debug", tfjob.New(), "tfjob"},
 	{"pytorch-elastic", pytorchjob.New(), "pytorchjob"},
 	{"pytorch-minimal", pytorchjob.New(), "pytorchjob"},
 	{"mpi-horovod", mpijob.New(), "mpijob"},
@@ -54,6 +55,7 @@ var goldenCases = []goldenCase{
 	{"colossalai-volcano-debug", colossalai.OnVolcano{}, "colossalai-volcano"},
 	{"trainjob-torch", trainjob.New(), "trainjob"},
 	{"trainjob-initializer", trainjob.New(), "trainjob"},
+	{"trainjob-debug", trainjob.New(), "trainjob"},
 	{"deepspeed-minimal", trainjob.DeepSpeed(), "deepspeed"},
 	{"mlx-minimal", trainjob.MLX(), "mlx"},
 	{"pytorch-trainer", trainjob.OnTrainer{Kind: trainjob.New(), Of: "pytorch", ChartName: "pytorchjob-trainer", Runtime: "torch-distributed"}, "pytorchjob-trainer"},

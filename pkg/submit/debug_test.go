@@ -178,3 +178,39 @@ func TestADebuggedTrainJobWaitsWithADeadline(t *testing.T) {
 		}
 	}
 }
+
+// EASYAI_COMMAND under the storage's log copy: what "easyai run" starts
+// keeps its output in log_dir as the replica's own command would, and its
+// exit code.
+func TestTheRecordedCommandKeepsItsLog(t *testing.T) {
+	k, _ := registry.Default().Lookup("tf")
+	objs, err := render.Render(render.Request{Kind: k, Values: map[string]any{
+		"name": "j", "image": "img", "command": []any{"sh", "-c", "echo ran; exit 3"},
+		"storage":  map[string]any{"claim": "team", "jobDir": "j-1", "dataDir": "data/alice", "persistLogs": true},
+		"devtools": map[string]any{"debug": map[string]any{"enabled": true}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := objs[0].Object["spec"].(map[string]any)["tfReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	command := ""
+	for _, e := range c["env"].([]any) {
+		if m := e.(map[string]any); m["name"] == "EASYAI_COMMAND" {
+			command = m["value"].(string)
+		}
+	}
+	if !strings.Contains(command, "easyai-tee") {
+		t.Fatalf("EASYAI_COMMAND %q: want the log copy around the command", command)
+	}
+	logDir := t.TempDir()
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Env = append(os.Environ(), "log_dir="+logDir, "EASYAI_TASK=worker-0")
+	out, err := cmd.Output()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 3 || string(out) != "ran\n" {
+		t.Errorf("got %v and %q, want exit 3 and the command's output", err, out)
+	}
+	if log, err := os.ReadFile(logDir + "/worker-0.log"); err != nil || string(log) != "ran\n" {
+		t.Errorf("log_dir/worker-0.log: %q (%v), want the output", log, err)
+	}
+}
