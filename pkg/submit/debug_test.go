@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestWithoutDebugModeTheCommandIsTheUsers(t *testing.T) {
 
 // runWrapper runs the rendered wrapper with the local /bin/sh as the
 // replica task would, with the command given.
-func runWrapper(t *testing.T, tasks []any, task string, command ...any) (*exec.Cmd, *bytes.Buffer) {
+func runWrapper(t *testing.T, tasks []any, task string, command ...any) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
 	debug := map[string]any{"enabled": true}
 	if tasks != nil {
@@ -83,7 +84,7 @@ func runWrapper(t *testing.T, tasks []any, task string, command ...any) (*exec.C
 	argv, env, _ := debugPod(t, debug, command...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "EASYAI_TASK="+task, "EASYAI_JOB=j", "EASYAI_DEBUG_TASKS="+env["EASYAI_DEBUG_TASKS"])
-	var out bytes.Buffer
+	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
@@ -213,4 +214,22 @@ func TestTheRecordedCommandKeepsItsLog(t *testing.T) {
 	if log, err := os.ReadFile(logDir + "/worker-0.log"); err != nil || string(log) != "ran\n" {
 		t.Errorf("log_dir/worker-0.log: %q (%v), want the output", log, err)
 	}
+}
+
+// lockedBuffer is an output the test reads while the process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
