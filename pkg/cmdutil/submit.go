@@ -63,6 +63,9 @@ func AddSubmitFlags(cmd *cobra.Command, v *submit.Flags) {
 	fs.BoolVar(&v.Devtools.CodeServer, "code-server", false, "run VS Code in the browser (code-server) beside the command in the first replica: easyai open JOB code-server")
 	fs.BoolVar(&v.Devtools.SSH, "ssh", false, "run an sshd beside the command in every replica, for easyai ssh, scp, rsync and VS Code (docs/ssh.md)")
 	fs.StringVar(&v.Devtools.SSHKey, "ssh-key", "", "with --ssh: the public key let in (default ~/.ssh/id_ed25519.pub, else ~/.ssh/id_rsa.pub)")
+	for _, name := range submit.NotYetFlags {
+		_ = fs.MarkHidden(name)
+	}
 	fs.BoolVar(&v.RDMA, "rdma", false, "timaker clusters: use RDMA (only where the cluster has it)")
 	fs.StringVar(&v.GPUType, "gpu-type", "", "timaker clusters: the GPU model, e.g. V100, A100, T4")
 	fs.BoolVar(&v.Elastic, "elastic", false, "timaker clusters: run on elastic (shared, preemptible) resources")
