@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -170,6 +171,13 @@ func uploadCode(ctx context.Context, f *Factory, image string, job *unstructured
 // to see it on stderr, or yaml (a dry run).
 func PrintSubmitted(f *Factory, p platform.Platform, print *printers.PrintFlags, res *platform.Submitted, byDefault printers.Format) error {
 	out := f.IOStreams.Out
+	if len(res.Beside) > 0 {
+		verb := "Made"
+		if res.Job == nil {
+			verb = "Would make"
+		}
+		fmt.Fprintf(f.IOStreams.ErrOut, "%s beside the job, owned by it: %s\n", verb, strings.Join(res.Beside, ", "))
+	}
 	format := print.Format()
 	if format == printers.FormatDefault {
 		format = byDefault

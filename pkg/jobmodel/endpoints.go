@@ -28,9 +28,27 @@ type Endpoint struct {
 	// Path is the URL path to open ("/lab"); empty: "/".
 	Path string `json:"path,omitempty"`
 	// TokenSecret names a Secret in the job's namespace whose TokenSecretKey
-	// is the login token, passed to the browser as ?token=.
+	// is the login token, passed to the browser as Login says.
 	TokenSecret string `json:"tokenSecret,omitempty"`
+	// Login is how the token logs the browser in: LoginToken ("" too) as
+	// ?token= in the URL (Jupyter), LoginPassword as the password of a
+	// login form posted to the path's login page (code-server).
+	Login string `json:"login,omitempty"`
+	// Service, when given, serves the tool instead of a replica: a Service
+	// in the job's namespace, owned by the job, whose selector finds the
+	// pod (TensorBoard). Port is then that pod's container port.
+	Service string `json:"service,omitempty"`
 }
+
+// The ways of Endpoint.Login.
+const (
+	LoginToken    = "token"
+	LoginPassword = "password"
+)
+
+// DefaultTasks are the replicas a command goes to without --task, in order
+// of preference: the one that coordinates the job, else the first worker.
+var DefaultTasks = []string{"chief", "master", "launcher", "worker-0"}
 
 // Endpoints reads EndpointsAnnotation from a job's annotations; none is an
 // empty map, a malformed one a usage error naming the annotation (and the
@@ -54,6 +72,15 @@ func Endpoints(annotations map[string]string) (map[string]Endpoint, error) {
 		}
 		if e.TokenSecret != "" && len(validation.IsDNS1123Subdomain(e.TokenSecret)) > 0 {
 			return nil, exit.UsageErrorf("annotation %s: %q has tokenSecret %q, which is not a Secret's name", EndpointsAnnotation, name, e.TokenSecret)
+		}
+		if e.Service != "" && len(validation.IsDNS1035Label(e.Service)) > 0 {
+			return nil, exit.UsageErrorf("annotation %s: %q has service %q, which is not a Service's name", EndpointsAnnotation, name, e.Service)
+		}
+		if e.Service != "" && e.Task != "" {
+			return nil, exit.UsageErrorf("annotation %s: %q has both a service and a task: give one", EndpointsAnnotation, name)
+		}
+		if e.Login != "" && e.Login != LoginToken && e.Login != LoginPassword {
+			return nil, exit.UsageErrorf("annotation %s: %q has login %q, want %s or %s", EndpointsAnnotation, name, e.Login, LoginToken, LoginPassword)
 		}
 	}
 	return out, nil

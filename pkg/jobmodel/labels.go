@@ -30,6 +30,9 @@ const (
 	RoleLabel    = "easyai.io/role"
 	RoleFetcher  = "fetcher"
 	RoleUploader = "uploader"
+	// RoleTensorBoard marks the pods of the TensorBoard Deployment submit
+	// --tensorboard creates beside a job.
+	RoleTensorBoard = "tensorboard"
 
 	// UserAnnotation is the submitter's identity exactly as the API server
 	// reported it (labels cannot hold every user name).

@@ -87,6 +87,9 @@ type Submitted struct {
 	Name string
 	// Line is the sentence said on stdout: "tf/mnist submitted to namespace team-a".
 	Line string
+	// Beside are the objects made beside the job and owned by it (KIND/NAME:
+	// the Secret of a login token, TensorBoard's Deployment), said on stderr.
+	Beside []string
 }
 
 // Recorded is what a job was submitted with.

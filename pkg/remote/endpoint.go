@@ -14,12 +14,27 @@ import (
 // URL path to open and, for a tool that wants a login, the Secret of its
 // token.
 type Target struct {
+	// Task is the replica serving it; Service, when set instead, a Service
+	// of the job whose pod serves it (ServicePod finds it).
 	Task        string
+	Service     string
 	Port        int32
 	Path        string
 	TokenSecret string
+	// Login is how the token logs in: jobmodel.LoginToken ("") or
+	// jobmodel.LoginPassword.
+	Login string
 	// From says where the port was found, for the user.
 	From string
+}
+
+// Where is what serves the target, for messages: a replica's task or
+// "service NAME".
+func (t Target) Where() string {
+	if t.Service != "" {
+		return "service " + t.Service
+	}
+	return t.Task
 }
 
 // Target finds the endpoint called name: a tool the job's endpoints
@@ -33,7 +48,13 @@ func (j *Job) Target(name, task string) (Target, error) {
 		return Target{}, err
 	}
 	if e, ok := endpoints[name]; ok {
-		t := Target{Task: e.Task, Port: e.Port, Path: e.Path, TokenSecret: e.TokenSecret, From: "the job's " + jobmodel.EndpointsAnnotation + " annotation"}
+		t := Target{Task: e.Task, Service: e.Service, Port: e.Port, Path: e.Path, TokenSecret: e.TokenSecret, Login: e.Login, From: "the job's " + jobmodel.EndpointsAnnotation + " annotation"}
+		if t.Service != "" {
+			if task != "" {
+				return Target{}, exit.UsageErrorf("--task %s: %q is served by Service %s beside the job, not by a replica", task, name, t.Service)
+			}
+			return t, nil
+		}
 		if task != "" {
 			t.Task = task
 		}

@@ -97,9 +97,9 @@ func ExitError(err error) error {
 	return err
 }
 
-// DefaultTasks are the replicas a command goes to without --task, in order
-// of preference: the one that coordinates the job, else the first worker.
-var DefaultTasks = []string{"chief", "master", "launcher", "worker-0"}
+// DefaultTasks are the replicas a command goes to without --task
+// (jobmodel.DefaultTasks).
+var DefaultTasks = jobmodel.DefaultTasks
 
 // DefaultReplica picks the replica of DefaultTasks that comes first.
 func DefaultReplica(replicas []jobmodel.Replica) (jobmodel.Replica, error) {

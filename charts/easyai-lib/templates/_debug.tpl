@@ -45,9 +45,7 @@ one instead, for every replica (no tasks), and gets the deadline only.
 
 {{- /*
 easyai-lib.debugScript: waits in place of "$@" on the chosen replicas, runs
-"$@" on the others. The wait ends on TERM, INT or HUP, with exit 0; its
-sleep holds none of the container's output, so that a sleep left behind
-(a signal before $s is set) keeps nothing open.
+"$@" on the others (the wait: easyai-lib.waitScript).
 */ -}}
 {{- define "easyai-lib.debugScript" -}}
 chosen=
@@ -57,6 +55,15 @@ for t in ${EASYAI_DEBUG_TASKS:-}; do
 done
 if [ -z "$chosen" ]; then exec "$@"; fi
 echo "easyai: debug mode: $EASYAI_TASK waits instead of running its command; start it with: easyai run $EASYAI_JOB --task $EASYAI_TASK"
+{{ include "easyai-lib.waitScript" . }}
+{{- end -}}
+
+{{- /*
+easyai-lib.waitScript: waits until TERM, INT or HUP, then exits 0. Its sleep
+holds none of the container's output, so that a sleep left behind (a signal
+before $s is set) keeps nothing open.
+*/ -}}
+{{- define "easyai-lib.waitScript" -}}
 s=
 trap 'kill $s 2>/dev/null; exit 0' TERM INT HUP
 while :; do

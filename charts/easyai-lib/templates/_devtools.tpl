@@ -23,8 +23,8 @@ debug (the wait), ssh (sshd, then the command), jupyter, codeServer.
 {{- if $d -}}
 {{- include "easyai-lib.checkKeys" (dict "prefix" "devtools.debug." "value" $d.debug "known" (list "enabled" "tasks" "timeoutSeconds")) -}}
 {{- include "easyai-lib.checkKeys" (dict "prefix" "devtools.tensorboard." "value" $d.tensorboard "known" (list "enabled" "image")) -}}
-{{- include "easyai-lib.checkKeys" (dict "prefix" "devtools.jupyter." "value" $d.jupyter "known" (list "enabled" "image" "tokenSecret")) -}}
-{{- include "easyai-lib.checkKeys" (dict "prefix" "devtools.codeServer." "value" $d.codeServer "known" (list "enabled" "image" "tokenSecret")) -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" "devtools.jupyter." "value" $d.jupyter "known" (list "enabled" "image" "tokenSecret" "task")) -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" "devtools.codeServer." "value" $d.codeServer "known" (list "enabled" "image" "tokenSecret" "task")) -}}
 {{- include "easyai-lib.checkKeys" (dict "prefix" "devtools.ssh." "value" $d.ssh "known" (list "enabled" "secret" "image")) -}}
 {{- range $tool := list "debug" "tensorboard" "jupyter" "codeServer" "ssh" -}}
 {{- include "easyai-lib.checkKind" (dict "path" (printf "devtools.%s.enabled" $tool) "value" (index ((index $d $tool) | default dict) "enabled") "kind" "bool") -}}
@@ -38,7 +38,8 @@ debug (the wait), ssh (sshd, then the command), jupyter, codeServer.
 {{- /*
 easyai-lib.devtools: what the devtools add to one role's pod, as YAML (see
 above), or nothing. Args: ctx, kind, role, replicas (of the role), command
-(the container's command so far, after the storage's log copy).
+(the container's command so far, after the storage's log copy), and the main
+container's image, workingDir, env and mounts (for the sidecars).
 */ -}}
 {{- define "easyai-lib.devtools" -}}
 {{- $v := .ctx.Values -}}
@@ -56,7 +57,8 @@ above), or nothing. Args: ctx, kind, role, replicas (of the role), command
 {{- /* Without a storage nothing else names the replica: the tools need it. */ -}}
 {{- $_ := set $out "env" (include "easyai-lib.taskEnv" . | fromYamlArray) -}}
 {{- end -}}
-{{- $args := dict "ctx" .ctx "kind" .kind "role" .role "replicas" .replicas "command" .command -}}
+{{- /* The sidecars see what the main container sees: its image, mounts, env (with EASYAI_TASK) and working directory. */ -}}
+{{- $args := dict "ctx" .ctx "kind" .kind "role" .role "replicas" .replicas "command" .command "image" .image "workingDir" .workingDir "mounts" (.mounts | default list) "env" (concat $out.env (.env | default list)) -}}
 {{- range $tool := list "easyai-lib.debugPod" "easyai-lib.sshPod" "easyai-lib.jupyterPod" "easyai-lib.codeServerPod" -}}
 {{- $r := include $tool $args | fromYaml -}}
 {{- if $r -}}

@@ -111,7 +111,7 @@ top-level ones; the rest of the pod (volumes, scheduling, labels) is the job's.
 {{- $sidecars := list -}}
 {{- $ports := list -}}
 {{- $podSpec := dict -}}
-{{- with include "easyai-lib.devtools" (dict "ctx" .ctx "kind" .kind "role" .role "replicas" $replicas "command" $command) | fromYaml -}}
+{{- with include "easyai-lib.devtools" (dict "ctx" .ctx "kind" .kind "role" .role "replicas" $replicas "command" $command "image" $image "workingDir" (include "easyai-lib.string" (dict "path" "workingDir" "value" $c.workingDir)) "env" $env "mounts" $mounts) | fromYaml -}}
 {{- range .volumes -}}
 {{- $volumes = append $volumes (merge (dict "name" .name) .source) -}}
 {{- end -}}

@@ -153,7 +153,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	token, err := o.token(ctx, target, j.Object.GetName(), j.Object.GetUID())
+	jobUID := j.Object.GetUID()
+	token, err := o.token(ctx, target, j.Object.GetName(), jobUID)
 	if err != nil {
 		return err
 	}
@@ -163,6 +164,9 @@ func (o *Options) Run(ctx context.Context) error {
 	f.Ports = []remote.PortSpec{{Local: uint16(o.LocalPort), Remote: uint16(target.Port)}}
 	found := j // the first connection uses the job just read
 	f.Resolve = func(ctx context.Context) (jobmodel.Replica, error) {
+		if target.Service != "" {
+			return remote.ServicePod(ctx, o.Kube, o.Namespace, target.Service, jobUID)
+		}
 		j := found
 		found = nil
 		if j == nil {
@@ -176,7 +180,7 @@ func (o *Options) Run(ctx context.Context) error {
 	f.Ready = func(r jobmodel.Replica, ports []remote.PortSpec) {
 		o.ready(r, target, ports[0].Local, token)
 	}
-	fmt.Fprintf(o.IO.ErrOut, "Opening %s: port %d of %s (from %s)\n", o.Name, target.Port, target.Task, target.From)
+	fmt.Fprintf(o.IO.ErrOut, "Opening %s: port %d of %s (from %s)\n", o.Name, target.Port, target.Where(), target.From)
 	return f.Run(ctx)
 }
 
@@ -229,17 +233,24 @@ func tokenSecretAllowed(s *corev1.Secret, jobName string, jobUID types.UID) erro
 // A URL with a token goes to the browser through a private redirect page,
 // never on its command line.
 func (o *Options) ready(r jobmodel.Replica, t remote.Target, local uint16, token string) {
+	password := t.Login == jobmodel.LoginPassword
 	plain := URL(o.Address, local, t.Path, "")
-	withToken := URL(o.Address, local, t.Path, token)
-	if o.ShowToken {
-		plain = withToken
+	login := Login{URL: URL(o.Address, local, t.Path, token)}
+	if password {
+		login = Login{URL: LoginURL(o.Address, local, t.Path), Password: token}
+	}
+	if o.ShowToken && !password {
+		plain = login.URL
 	}
 	fmt.Fprintln(o.IO.Out, plain)
+	if o.ShowToken && password && token != "" {
+		fmt.Fprintf(o.IO.Out, "password: %s\n", token)
+	}
 	opened := false
 	if !o.NoBrowser {
 		if ok, why := o.Browser.Available(); !ok {
 			fmt.Fprintf(o.IO.ErrOut, "Not opening a browser: %s\n", why)
-		} else if err := o.openInBrowser(withToken, token != ""); err != nil {
+		} else if err := o.openInBrowser(login, token != ""); err != nil {
 			fmt.Fprintf(o.IO.ErrOut, "Warning: could not open a browser: %v\n", err)
 		} else {
 			opened = true
@@ -249,18 +260,23 @@ func (o *Options) ready(r jobmodel.Replica, t remote.Target, local uint16, token
 	case token != "" && opened:
 		fmt.Fprintf(o.IO.ErrOut, "Opened in the browser, logged in with the token of Secret %s\n", t.TokenSecret)
 	case token != "" && !o.ShowToken:
-		fmt.Fprintf(o.IO.ErrOut, "The login token is in Secret %s (key %s): --show-token prints the URL with it\n", t.TokenSecret, jobmodel.TokenSecretKey)
+		if password {
+			fmt.Fprintf(o.IO.ErrOut, "The password is in Secret %s (key %s): --show-token prints it\n", t.TokenSecret, jobmodel.TokenSecretKey)
+		} else {
+			fmt.Fprintf(o.IO.ErrOut, "The login token is in Secret %s (key %s): --show-token prints the URL with it\n", t.TokenSecret, jobmodel.TokenSecretKey)
+		}
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Forwarding to %s of %s until Ctrl-C\n", r.Task, o.JobArg)
 }
 
-// openInBrowser opens url; one holding a secret through a redirect page,
-// removed after RedirectTTL or when open ends, whichever is first.
-func (o *Options) openInBrowser(url string, secret bool) error {
+// openInBrowser opens the login's URL; one holding a secret through a
+// page that redirects or posts the login form, removed after RedirectTTL or
+// when open ends, whichever is first.
+func (o *Options) openInBrowser(login Login, secret bool) error {
 	if !secret {
-		return o.Browser.Open(url)
+		return o.Browser.Open(login.URL)
 	}
-	page, err := writeRedirect(o.RedirectDir, url)
+	page, err := writeRedirect(o.RedirectDir, login)
 	if err != nil {
 		return fmt.Errorf("writing the page that logs the browser in: %w", err)
 	}
@@ -276,6 +292,15 @@ func (o *Options) removeRedirect() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.redirect.Remove()
+}
+
+// LoginURL is the login page under path of a tool logged in by password
+// (code-server's PATH/login, which takes a form's "password" field).
+func LoginURL(address string, port uint16, path string) string {
+	if !strings.HasSuffix(path, "/") {
+		path += "/"
+	}
+	return URL(address, port, path+"login", "")
 }
 
 // URL is the local URL of a forwarded endpoint; an unspecified listen

@@ -19,11 +19,30 @@ var redirectPage = template.Must(template.New("redirect").Parse(`<!DOCTYPE html>
 <html><head>
 <meta charset="utf-8">
 <meta name="referrer" content="no-referrer">
-<meta http-equiv="refresh" content="0; url={{.}}">
+<meta http-equiv="refresh" content="0; url={{.URL}}">
 <title>easyai open</title>
-<script>window.location.replace({{.}});</script>
-</head><body><a href="{{.}}">Continue</a></body></html>
+<script>window.location.replace({{.URL}});</script>
+</head><body><a href="{{.URL}}">Continue</a></body></html>
 `))
+
+// postPage logs the browser in by posting the password to the login form's
+// URL (code-server's), as the user would by typing it.
+var postPage = template.Must(template.New("post").Parse(`<!DOCTYPE html>
+<html><head>
+<meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<title>easyai open</title>
+</head><body onload="document.forms[0].submit()">
+<form method="POST" action="{{.URL}}"><input type="hidden" name="password" value="{{.Password}}"><button type="submit">Log in</button></form>
+</body></html>
+`))
+
+// Login is how the browser is logged in to a tool: URL alone (the token in
+// it, Jupyter's ?token=), or Password posted to URL, a login form.
+type Login struct {
+	URL      string
+	Password string
+}
 
 // redirect is a page on disk that sends the browser to a URL holding a
 // login token, so that the token is never in a command line (the browser's
@@ -35,9 +54,9 @@ type redirect struct {
 	once sync.Once
 }
 
-// writeRedirect writes the page for url in a new private directory under
+// writeRedirect writes the page for login in a new private directory under
 // base ("": $XDG_RUNTIME_DIR, else the system's temporary directory).
-func writeRedirect(base, url string) (*redirect, error) {
+func writeRedirect(base string, login Login) (*redirect, error) {
 	if base == "" {
 		base = os.Getenv("XDG_RUNTIME_DIR")
 	}
@@ -45,7 +64,15 @@ func writeRedirect(base, url string) (*redirect, error) {
 		base = os.TempDir()
 	}
 	var page bytes.Buffer
-	if err := redirectPage.Execute(&page, template.URL(url)); err != nil {
+	tmpl := redirectPage
+	if login.Password != "" {
+		tmpl = postPage
+	}
+	data := struct {
+		URL      template.URL
+		Password string
+	}{template.URL(login.URL), login.Password}
+	if err := tmpl.Execute(&page, data); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp(base, "easyai-open-")

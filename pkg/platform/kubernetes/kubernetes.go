@@ -160,6 +160,9 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 		Name:  res.Kind.Name() + "/" + obj.GetName(),
 		Line:  fmt.Sprintf("%s/%s submitted to namespace %s", res.Kind.Name(), obj.GetName(), obj.GetNamespace()),
 	}
+	for _, a := range res.Attachments {
+		out.Beside = append(out.Beside, strings.ToLower(a.GetKind())+"/"+a.GetName())
+	}
 	if s.DryRun == submit.DryRunNone {
 		if out.Job, err = p.JobOf(res.Kind, res.Object); err != nil {
 			return nil, err
