@@ -44,3 +44,22 @@ func TestEndpointsRefusesWhatIsNoSecretName(t *testing.T) {
 		t.Errorf("null: %v, %v; want an empty map", got, err)
 	}
 }
+
+func TestEndpointsServiceAndLogin(t *testing.T) {
+	got, err := Endpoints(map[string]string{EndpointsAnnotation: `{"tensorboard":{"service":"mnist-tensorboard","port":6006},"code-server":{"task":"master-0","port":13337,"tokenSecret":"mnist-code-server","login":"password"}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["tensorboard"].Service != "mnist-tensorboard" || got["code-server"].Login != LoginPassword {
+		t.Errorf("got %+v", got)
+	}
+	for bad, field := range map[string]string{
+		`{"tb":{"service":"Not_A_Service","port":6006}}`:               `"tb" has service`,
+		`{"tb":{"service":"tb","task":"master-0","port":6006}}`:        "both a service and a task",
+		`{"cs":{"port":13337,"tokenSecret":"cs","login":"basic-auth"}}`: `"cs" has login "basic-auth"`,
+	} {
+		if _, err := Endpoints(map[string]string{EndpointsAnnotation: bad}); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: %v, want a usage error saying %s", bad, err, field)
+		}
+	}
+}

@@ -101,3 +101,14 @@ func TestRunnableReplica(t *testing.T) {
 		t.Errorf("a pending replica asked for: %v, notes %q", err, notes.String())
 	}
 }
+
+func TestTargetOfAService(t *testing.T) {
+	j := jobWithEndpoints(`{"tensorboard":{"service":"mnist-tensorboard","port":6006}}`)
+	got, err := j.Target("tensorboard", "")
+	if err != nil || got.Service != "mnist-tensorboard" || got.Task != "" || got.Port != 6006 || got.Where() != "service mnist-tensorboard" {
+		t.Errorf("tensorboard: %+v, %v", got, err)
+	}
+	if _, err := j.Target("tensorboard", "worker-1"); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "served by Service mnist-tensorboard") {
+		t.Errorf("tensorboard --task worker-1: %v, want exit 2", err)
+	}
+}

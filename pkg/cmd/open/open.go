@@ -64,10 +64,11 @@ following the replica to a new pod).
 
 NAME is looked up, in order:
   - in the job's easyai.io/endpoints annotation: for each web tool the job
-    runs (jupyter, tensorboard, ...), its replica, port, URL path and the
-    Secret holding a login token. easyai starts no such tool itself yet:
-    the annotation is given at submit, with --annotation or under a job
-    file's annotations (see docs/labels.md);
+    runs (jupyter, tensorboard, code-server, ...), its replica (or the
+    Service beside the job whose pod serves it), port, URL path and the
+    Secret holding a login token. submit --tensorboard, --jupyter and
+    --code-server write it; other tools are named at submit with
+    --annotation (see docs/labels.md);
   - as a named container port of a replica (ports[].name in the pod):
     the default replica (chief, master, launcher or worker-0) first, then
     the others, or only --task's;
@@ -76,16 +77,19 @@ NAME is looked up, in order:
 A token is read from its Secret, which must be owned by the job (an
 ownerReference with the job's uid) and not be a service account's token:
 any other Secret is refused (exit 1), so that whoever may edit the job's
-annotations cannot send another Secret to your browser. The token is
-handed to the browser only: the URL printed on stdout has none, unless
---show-token asks for it. Nor is it on the browser's command line, which
-other users of the host can see: easyai writes a page that redirects to
-the URL with the token (mode 0600, in a new private directory under
-$XDG_RUNTIME_DIR or the temporary directory), opens that page, and removes
-it after a minute or when open ends. The browser is opened when there is
+annotations cannot send another Secret to your browser; a Service the job
+does not own is refused alike. The token is handed to the browser only:
+the URL printed on stdout has none, unless --show-token asks for it. Nor
+is it on the browser's command line, which other users of the host can
+see: easyai writes a page (mode 0600, in a new private directory under
+$XDG_RUNTIME_DIR or the temporary directory) that redirects to the URL with
+the token, or posts it to the tool's login form (code-server's), opens
+that page, and removes it after a minute or when open ends. The browser is
+opened when there is
 one ($BROWSER, or a display on Linux) and not --no-browser.`,
 		Example: `  easyai open mnist tensorboard
   easyai open mnist jupyter --no-browser
+  easyai open mnist code-server
   easyai open tf/mnist metrics --task worker-1
   easyai open mnist 8080 --port 8080`,
 		Args: cmdutil.ExactArgs(2, "a job and an endpoint: JOB NAME"),
@@ -94,7 +98,7 @@ one ($BROWSER, or a display on Linux) and not --no-browser.`,
 				return cmdutil.CompleteJobs(f)(cmd, args, toComplete)
 			}
 			if len(args) == 1 {
-				return []cobra.Completion{"jupyter", "tensorboard"}, cobra.ShellCompDirectiveNoFileComp
+				return []cobra.Completion{"jupyter", "tensorboard", "code-server"}, cobra.ShellCompDirectiveNoFileComp
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},

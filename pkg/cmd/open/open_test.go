@@ -272,3 +272,47 @@ func TestSystemBrowserNeedsADisplayOrBROWSER(t *testing.T) {
 		t.Errorf("$BROWSER run: %v, output %q", err, out.String())
 	}
 }
+
+// code-server logs in by a form: the page posts the password to its login
+// URL; neither stdout nor the browser's command line holds it.
+func TestAPasswordIsPostedToTheLoginForm(t *testing.T) {
+	b := &fakeBrowser{available: true}
+	io, _, out, errOut := iostreams.Test()
+	o := &Options{IO: io, Browser: b, Address: "127.0.0.1", RedirectDir: t.TempDir()}
+	target := remote.Target{Task: "master-0", Port: 13337, Path: "/", TokenSecret: "mnist-code-server", Login: jobmodel.LoginPassword}
+	o.ready(jobmodel.Replica{Task: "master-0"}, target, 43210, `pa"ss<w>`)
+	defer o.removeRedirect()
+	if out.String() != "http://127.0.0.1:43210/\n" || strings.Contains(errOut.String(), "pa") {
+		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
+	}
+	if len(b.opened) != 1 || strings.Contains(b.opened[0], "pa") {
+		t.Fatalf("opened %q", b.opened)
+	}
+	page := b.pages[b.opened[0]]
+	for _, want := range []string{`method="POST" action="http://127.0.0.1:43210/login"`, `name="password" value="pa&#34;ss&lt;w&gt;"`, `document.forms[0].submit()`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s:\n%s", want, page)
+		}
+	}
+
+	io, _, out, errOut = iostreams.Test()
+	o = &Options{IO: io, Browser: &fakeBrowser{}, Address: "127.0.0.1", NoBrowser: true}
+	o.ready(jobmodel.Replica{Task: "master-0"}, target, 43210, "pw")
+	if out.String() != "http://127.0.0.1:43210/\n" || !strings.Contains(errOut.String(), "The password is in Secret mnist-code-server") {
+		t.Errorf("without a browser: stdout %q, stderr %q", out.String(), errOut.String())
+	}
+	io, _, out, _ = iostreams.Test()
+	o = &Options{IO: io, Browser: &fakeBrowser{}, Address: "127.0.0.1", NoBrowser: true, ShowToken: true}
+	o.ready(jobmodel.Replica{Task: "master-0"}, target, 43210, "pw")
+	if out.String() != "http://127.0.0.1:43210/\npassword: pw\n" {
+		t.Errorf("--show-token: stdout %q", out.String())
+	}
+}
+
+func TestLoginURL(t *testing.T) {
+	for path, want := range map[string]string{"/": "http://127.0.0.1:1/login", "": "http://127.0.0.1:1/login", "/code": "http://127.0.0.1:1/code/login"} {
+		if got := LoginURL("127.0.0.1", 1, path); got != want {
+			t.Errorf("LoginURL(%q) = %s, want %s", path, got, want)
+		}
+	}
+}
