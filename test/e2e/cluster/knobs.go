@@ -164,6 +164,25 @@ func (c *Cluster) PodPortForward(t testing.TB, namespace, pod string, port int32
 	})
 }
 
+// PodPortForwards is PodPortForward of several ports of one pod at once
+// (a pod has one kwok PortForward: a second PodPortForward replaces the
+// first): port to the address of the server that answers it.
+func (c *Cluster) PodPortForwards(t testing.TB, namespace, pod string, addresses map[int32]string) {
+	t.Helper()
+	var forwards []any
+	for port, address := range addresses {
+		host, targetPort, err := splitHostPort(address)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forwards = append(forwards, map[string]any{
+			"ports":  []any{int64(port)},
+			"target": map[string]any{"address": host, "port": targetPort},
+		})
+	}
+	c.applyKwok(t, "portforwards", "PortForward", namespace, pod, map[string]any{"forwards": forwards})
+}
+
 func splitHostPort(address string) (string, int64, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
