@@ -30,6 +30,7 @@ const (
 	KeyCluster         = "cluster"
 	KeyKubeflowBackend = "kubeflow-backend"
 	KeyStorage         = "storage"
+	KeyNotebookImage   = "notebook-image"
 )
 
 // Keys lists every key with what it means, for help and validation.
@@ -42,6 +43,7 @@ var Keys = map[string]string{
 	KeyFetcherImage:    "image of download's fetcher pod without --fetcher-image (e.g. a mirror, or pinned by digest)",
 	KeyCluster:         "the default target, a timaker cluster of the file (config set-cluster); unset: the kubeconfig's context",
 	KeyStorage:         "the team's shared storage of jobs submitted without --storage, and of upload: pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix] (docs/storage.md)",
+	KeyNotebookImage:   "image of notebooks created without --image (it must run jupyter lab)",
 	KeyKubeflowBackend: "what serves submit pytorch|jax|xgboost where both are installed: " + BackendTrainingOperator + " (the default: the v1 kinds) or " + BackendTrainer + " (a TrainJob of Kubeflow Trainer v2)",
 }
 
@@ -62,6 +64,7 @@ type Config struct {
 	PriorityClass string            `json:"priority-class,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	FetcherImage  string            `json:"fetcher-image,omitempty"`
+	NotebookImage string            `json:"notebook-image,omitempty"`
 	// Cluster is the default target, one of Clusters; empty means the
 	// kubeconfig's context.
 	Cluster string `json:"cluster,omitempty"`
@@ -94,6 +97,8 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.PriorityClass, true
 	case KeyFetcherImage:
 		return c.FetcherImage, true
+	case KeyNotebookImage:
+		return c.NotebookImage, true
 	case KeyCluster:
 		return c.Cluster, true
 	case KeyKubeflowBackend:
@@ -122,6 +127,8 @@ func (c *Config) set(key string, value any) {
 		c.PriorityClass = value.(string)
 	case KeyFetcherImage:
 		c.FetcherImage = value.(string)
+	case KeyNotebookImage:
+		c.NotebookImage = value.(string)
 	case KeyCluster:
 		c.Cluster = value.(string)
 	case KeyKubeflowBackend:

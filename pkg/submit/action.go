@@ -102,6 +102,12 @@ type Submission struct {
 	// by it, as the devtools' are (a notebook's token Secret): values are
 	// the resolved values, job the job as rendered.
 	ExtraObjects func(values map[string]any, job *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
+	// Workspaces are more directories of the storage mounted in every
+	// replica (storage.workspaces; a notebook's): Sub is relative to the
+	// storage's prefix, "{user}" in it the submitting user (as data/{user}).
+	// Without a storage the submission fails, saying WorkspacesFor needs one.
+	Workspaces    []Workspace
+	WorkspacesFor string
 	// Prompter asks for a missing image or command; nil never asks.
 	Prompter prompter.Prompter
 	// Notes receives what the user should know and is not data: the name
@@ -110,6 +116,12 @@ type Submission struct {
 
 	// validated: Validate succeeded, Run need not read the job files again.
 	validated bool
+}
+
+// Workspace is a directory of the storage at a mount path of its own.
+type Workspace struct {
+	Sub       string `json:"sub"`
+	MountPath string `json:"mountPath"`
 }
 
 // Result is what a submission made.

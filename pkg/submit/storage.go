@@ -223,6 +223,9 @@ func (s *Submission) fillStorage(ctx context.Context, req *Request, resolved map
 	}
 	changed := func(flag string) bool { return s.Flags.Changed != nil && s.Flags.Changed(flag) }
 	if v.IsZero() {
+		if len(s.Workspaces) > 0 {
+			return exit.UsageErrorf("%s keeps its workspace on the team's storage: give --storage %s (or easyai config set storage ...)", s.WorkspacesFor, storage.Form)
+		}
 		for _, flag := range []string{"data-dir", "pretrained-from", "persist-logs"} {
 			if changed(flag) {
 				return exit.UsageErrorf("--%s: the job has no storage: give --storage %s (or easyai config set storage ...)", flag, storage.Form)
@@ -237,6 +240,17 @@ func (s *Submission) fillStorage(ctx context.Context, req *Request, resolved map
 	set := map[string]any{"jobDir": storage.NewJobDir(name)}
 	if v.DataDir == "" {
 		set["dataDir"] = storage.DefaultDataDir(req.User)
+	}
+	if len(s.Workspaces) > 0 {
+		var ws []any
+		for _, w := range s.Workspaces {
+			sub := strings.ReplaceAll(w.Sub, "{user}", path.Base(storage.DefaultDataDir(req.User)))
+			if err := storage.CheckSubPath("workspace", sub); err != nil {
+				return err
+			}
+			ws = append(ws, map[string]any{"sub": sub, "mountPath": w.MountPath})
+		}
+		set["workspaces"] = ws
 	}
 	if raw.Storage.PersistLogs == nil {
 		set["persistLogs"] = true

@@ -117,8 +117,14 @@ level (prefix "") or in a role (prefix "roles.worker."). Args: prefix, value.
 {{- include "easyai-lib.checkKind" (dict "path" (print $path ".valueFrom") "value" $e.valueFrom "kind" "map") -}}
 {{- end -}}
 {{- $res := index $v "resources" -}}
-{{- include "easyai-lib.checkKeys" (dict "prefix" (print $p "resources.") "value" $res "known" (list "cpu" "memory" "gpus")) -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" (print $p "resources.") "value" $res "known" (list "cpu" "memory" "gpus" "requests")) -}}
 {{- if $res -}}
+{{- include "easyai-lib.checkKind" (dict "path" (print $p "resources.requests") "value" $res.requests "kind" "map") -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" (print $p "resources.requests.") "value" $res.requests "known" (list "cpu" "memory")) -}}
+{{- with $res.requests -}}
+{{- include "easyai-lib.checkQuantity" (dict "path" (print $p "resources.requests.cpu") "value" .cpu) -}}
+{{- include "easyai-lib.checkQuantity" (dict "path" (print $p "resources.requests.memory") "value" .memory) -}}
+{{- end -}}
 {{- include "easyai-lib.checkQuantity" (dict "path" (print $p "resources.cpu") "value" $res.cpu) -}}
 {{- include "easyai-lib.checkQuantity" (dict "path" (print $p "resources.memory") "value" $res.memory) -}}
 {{- include "easyai-lib.checkInt" (dict "path" (print $p "resources.gpus") "value" $res.gpus "min" 0) -}}

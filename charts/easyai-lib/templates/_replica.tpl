@@ -56,6 +56,13 @@ top-level ones; the rest of the pod (volumes, scheduling, labels) is the job's.
 {{- $_ = set $limits $k $q -}}
 {{- end -}}
 {{- end -}}
+{{- /* resources.requests (the role's over the job's): cpu and memory requested below their limits (a notebook's overcommit). */ -}}
+{{- $asked := merge (dict) (($roleRes.requests | default dict)) (($topRes.requests | default dict)) -}}
+{{- range $k := list "cpu" "memory" -}}
+{{- with include "easyai-lib.string" (dict "path" (print "resources.requests." $k) "value" (index $asked $k)) -}}
+{{- $_ := set $requests $k . -}}
+{{- end -}}
+{{- end -}}
 {{- $gpus := int64 ($res.gpus | default 0) -}}
 {{- if gt $gpus 0 -}}
 {{- $gpuResource := include "easyai-lib.string" (dict "path" "gpuResource" "value" $v.gpuResource) | default "nvidia.com/gpu" -}}

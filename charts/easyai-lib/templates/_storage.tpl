@@ -11,6 +11,9 @@ environment variables of the same name:
   pre_model_dir  /pre_model_dir (ro, with preJobDir)  prefix/preJobDir/model_dir
   share_dir      /share_dir      prefix/jobDir/share_dir
 
+storage.workspaces lists more directories of the volume ({sub, mountPath}:
+prefix/sub at mountPath), a notebook's workspaces (docs/notebooks.md).
+
 {task} is the replica, ROLE-INDEX (worker-0): EASYAI_TASK, whose index the
 pod reads from the label or annotation its operator sets (kind.taskIndex, a
 downward API field path; "pod": the task is the pod's name). pkg/storage
@@ -46,7 +49,7 @@ replicas (of the role).
 {{- define "easyai-lib.checkStorage" -}}
 {{- $s := .storage -}}
 {{- include "easyai-lib.checkKind" (dict "path" "storage" "value" $s "kind" "map") -}}
-{{- include "easyai-lib.checkKeys" (dict "prefix" "storage." "value" $s "known" (list "claim" "nfs" "prefix" "jobDir" "dataDir" "preJobDir" "persistLogs")) -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" "storage." "value" $s "known" (list "claim" "nfs" "prefix" "jobDir" "dataDir" "preJobDir" "persistLogs" "workspaces")) -}}
 {{- if $s -}}
 {{- include "easyai-lib.checkKeys" (dict "prefix" "storage.nfs." "value" $s.nfs "known" (list "server" "path")) -}}
 {{- include "easyai-lib.checkKind" (dict "path" "storage.persistLogs" "value" $s.persistLogs "kind" "bool") -}}
@@ -65,6 +68,19 @@ replicas (of the role).
 {{- $p := include "easyai-lib.string" (dict "path" (print "storage." $k) "value" (index $s $k)) -}}
 {{- if or (hasPrefix "/" $p) (hasPrefix "../" $p) (eq $p "..") (contains "/../" $p) (hasSuffix "/.." $p) (contains "$" $p) -}}
 {{- fail (printf "storage.%s: %q: must be a relative path that stays below the volume's root" $k $p) -}}
+{{- end -}}
+{{- end -}}
+{{- include "easyai-lib.checkKind" (dict "path" "storage.workspaces" "value" $s.workspaces "kind" "slice") -}}
+{{- range $i, $w := $s.workspaces -}}
+{{- $wp := printf "storage.workspaces[%d]" $i -}}
+{{- include "easyai-lib.checkKind" (dict "path" $wp "value" $w "kind" "map") -}}
+{{- include "easyai-lib.checkKeys" (dict "prefix" (print $wp ".") "value" $w "known" (list "sub" "mountPath")) -}}
+{{- $sub := include "easyai-lib.string" (dict "path" (print $wp ".sub") "value" $w.sub) -}}
+{{- if or (not $sub) (hasPrefix "/" $sub) (hasPrefix "../" $sub) (eq $sub "..") (contains "/../" $sub) (hasSuffix "/.." $sub) (contains "$" $sub) -}}
+{{- fail (printf "%s.sub: %q: must be a relative path that stays below the volume's root" $wp $sub) -}}
+{{- end -}}
+{{- if not (hasPrefix "/" (include "easyai-lib.string" (dict "path" (print $wp ".mountPath") "value" $w.mountPath))) -}}
+{{- fail (printf "%s.mountPath: required: an absolute path" $wp) -}}
 {{- end -}}
 {{- end -}}
 {{- range $k := list "jobDir" "dataDir" -}}
@@ -127,6 +143,11 @@ role (its name, literal in {task}), replicas (of the role).
 {{- end -}}
 {{- $dirs = append $dirs (dict "env" "share_dir" "sub" (printf "%s/share_dir" $job)) -}}
 {{- $mounts := list -}}
+{{- /* storage.workspaces: more directories of the volume, at mount paths of their own (a notebook's). */ -}}
+{{- range $s.workspaces -}}
+{{- $sub := ternary (printf "%s/%s" $prefix (toString .sub)) (toString .sub) (ne $prefix "") -}}
+{{- $mounts = append $mounts (dict "name" "easyai-storage" "mountPath" (toString .mountPath) "subPath" $sub) -}}
+{{- end -}}
 {{- range $dirs -}}
 {{- $sub := ternary (printf "%s/%s" $prefix .sub) .sub (ne $prefix "") -}}
 {{- $m := dict "name" "easyai-storage" "mountPath" (printf "/%s" .env) -}}

@@ -40,6 +40,10 @@ type Options struct {
 	NoBrowser bool
 	ShowToken bool
 
+	// Check, when set, may refuse the job found (notebook open: a job
+	// that is not a notebook).
+	Check func(*remote.Job) error
+
 	// Set by Complete.
 	Kube      kubernetes.Interface
 	Forwarder *remote.Forwarder
@@ -152,6 +156,11 @@ func (o *Options) Run(ctx context.Context) error {
 	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
 	if err != nil {
 		return err
+	}
+	if o.Check != nil {
+		if err := o.Check(j); err != nil {
+			return err
+		}
 	}
 	target, err := j.Target(o.Name, o.Task)
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	getcmd "github.com/easyai-dev/easyai/pkg/cmd/get"
 	listcmd "github.com/easyai-dev/easyai/pkg/cmd/list"
 	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
+	notebookcmd "github.com/easyai-dev/easyai/pkg/cmd/notebook"
 	opencmd "github.com/easyai-dev/easyai/pkg/cmd/open"
 	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
 	prunecmd "github.com/easyai-dev/easyai/pkg/cmd/prune"
@@ -150,6 +151,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			prunecmd.NewCmdPrune(f, nil),
 			topcmd.NewCmdTop(f, nil),
 			runtimescmd.NewCmdRuntimes(f, nil),
+			notebookcmd.NewCmdNotebook(f),
 		}},
 		{"replicas", "Working with a job's replicas:", []*cobra.Command{
 			logscmd.NewCmdLogs(f, nil),
