@@ -54,8 +54,8 @@ func TestEndpointsServiceAndLogin(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 	for bad, field := range map[string]string{
-		`{"tb":{"service":"Not_A_Service","port":6006}}`:               `"tb" has service`,
-		`{"tb":{"service":"tb","task":"master-0","port":6006}}`:        "both a service and a task",
+		`{"tb":{"service":"Not_A_Service","port":6006}}`:                `"tb" has service`,
+		`{"tb":{"service":"tb","task":"master-0","port":6006}}`:         "both a service and a task",
 		`{"cs":{"port":13337,"tokenSecret":"cs","login":"basic-auth"}}`: `"cs" has login "basic-auth"`,
 	} {
 		if _, err := Endpoints(map[string]string{EndpointsAnnotation: bad}); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), field) {

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/easyai-dev/easyai/pkg/cmd/open"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
@@ -26,6 +25,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/waiter"
+	"github.com/easyai-dev/easyai/pkg/webopen"
 )
 
 // NewCmdNotebook returns "easyai notebook" and its subcommands.
@@ -313,7 +313,7 @@ func (o *listOptions) Run(ctx context.Context) error {
 	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), header...)
 	for _, j := range jobs {
 		it := j.Item
-		row := []string{jobmodel.OneLine(it.Name), notebook.Describe(it.Status.State), fmt.Sprint(it.GPUs), jobmodel.OneLine(it.User), printers.Age(it.Created, time.Now())}
+		row := []string{jobmodel.OneLine(it.Name), notebook.Describe(it.Status.State), fmt.Sprint(it.GPUs), jobmodel.OneLine(it.User), printers.Age(time.Now(), it.Created)}
 		if o.AllNamespaces {
 			row = append([]string{it.Namespace}, row...)
 		}
@@ -328,8 +328,8 @@ func (o *listOptions) Run(ctx context.Context) error {
 
 // ---- open
 
-func newCmdOpen(f *cmdutil.Factory, runF func(*open.Options) error) *cobra.Command {
-	o := &open.Options{Factory: f, IO: f.IOStreams, Name: notebook.Endpoint}
+func newCmdOpen(f *cmdutil.Factory, runF func(*webopen.Options) error) *cobra.Command {
+	o := &webopen.Options{Factory: f, IO: f.IOStreams, Name: notebook.Endpoint}
 	cmd := &cobra.Command{
 		Use:   "open NAME",
 		Short: "Open a notebook in the browser, logged in",

@@ -114,11 +114,12 @@ func TestNotebookLifecycle(t *testing.T) {
 	}
 
 	c.WaitPodPhase(t, ns, pod, string(corev1.PodRunning), 90*time.Second)
-	if got := notebookState(t, alice, ns, "nb"); got != "Running" {
-		t.Errorf("notebook list: nb is %q, want Running", got)
-	}
+	// The operator marks the job Running shortly after its pod.
+	cluster.Eventually(t, 60*time.Second, "notebook list says nb runs", func(context.Context) (bool, error) {
+		return notebookState(t, alice, ns, "nb") == "Running", nil
+	})
 	res = easyai.RunWith(t, alice, "notebook", "list", "-n", ns).MustSucceed(t)
-	if !strings.HasPrefix(res.Stdout, "nb\tRunning\t1\talice\t") {
+	if !strings.HasPrefix(res.Stdout, "nb\tRunning\t1\talice\t") || strings.Contains(res.Stdout, "invalid") {
 		t.Errorf("notebook list: %q", res.Stdout)
 	}
 

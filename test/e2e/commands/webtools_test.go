@@ -188,10 +188,22 @@ func TestWebToolsOfAJob(t *testing.T) {
 	easyai.RunWith(t, alice, "delete", "wt", "-n", ns, "--yes").MustSucceed(t)
 	cluster.Eventually(t, 90*time.Second, "the objects beside wt are deleted", func(ctx context.Context) (bool, error) {
 		for _, get := range []func() error{
-			func() error { _, err := c.Kube.CoreV1().Secrets(ns).Get(ctx, "wt-jupyter", metav1.GetOptions{}); return err },
-			func() error { _, err := c.Kube.CoreV1().Secrets(ns).Get(ctx, "wt-code-server", metav1.GetOptions{}); return err },
-			func() error { _, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, "wt-tensorboard", metav1.GetOptions{}); return err },
-			func() error { _, err := c.Kube.CoreV1().Services(ns).Get(ctx, "wt-tensorboard", metav1.GetOptions{}); return err },
+			func() error {
+				_, err := c.Kube.CoreV1().Secrets(ns).Get(ctx, "wt-jupyter", metav1.GetOptions{})
+				return err
+			},
+			func() error {
+				_, err := c.Kube.CoreV1().Secrets(ns).Get(ctx, "wt-code-server", metav1.GetOptions{})
+				return err
+			},
+			func() error {
+				_, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, "wt-tensorboard", metav1.GetOptions{})
+				return err
+			},
+			func() error {
+				_, err := c.Kube.CoreV1().Services(ns).Get(ctx, "wt-tensorboard", metav1.GetOptions{})
+				return err
+			},
 		} {
 			if err := get(); !apierrors.IsNotFound(err) {
 				return false, nil
@@ -223,4 +235,3 @@ func TestWebToolsBadInput(t *testing.T) {
 		t.Errorf("Secrets left behind: %v, %v", s, err)
 	}
 }
-
