@@ -44,6 +44,9 @@ const (
 	// JobDirAnnotation is the job's own directory on its --storage ({job}
 	// of docs/storage.md): its name and a suffix new at every submission.
 	JobDirAnnotation = "easyai.io/job-dir"
+	// SSHAnnotation names the Secret of a job submitted with --ssh: the
+	// keys its sshd lets in and its host key (easyai ssh, ssh-config).
+	SSHAnnotation = "easyai.io/ssh"
 	// VersionAnnotation is the easyai version that submitted the job.
 	VersionAnnotation = "easyai.io/cli-version"
 	// RerunOfAnnotation is the job "easyai rerun" submitted this one again

@@ -116,6 +116,8 @@ type Submission struct {
 
 	// validated: Validate succeeded, Run need not read the job files again.
 	validated bool
+	// sshKey is the public key --ssh lets in, read by fillSSH.
+	sshKey string
 }
 
 // Workspace is a directory of the storage at a mount path of its own.

@@ -42,7 +42,7 @@ var DevtoolsFlagNames = []string{"debug", "debug-task", "debug-timeout", "tensor
 
 // NotYetFlags are the devtools flags whose tools are not built yet: hidden
 // from the help and refused (exit 2) rather than accepted and ignored.
-var NotYetFlags = []string{"ssh", "ssh-key"}
+var NotYetFlags = []string{}
 
 // devtoolsValues are the flags' part of the "devtools" value.
 func (f *Flags) devtoolsValues() (map[string]any, error) {
