@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/remotecommand"
-	"k8s.io/kubectl/pkg/util/term"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -17,7 +15,7 @@ import (
 )
 
 // Shell is what attach runs: bash when the image has it, else sh.
-var Shell = []string{"sh", "-c", "command -v bash >/dev/null && exec bash || exec sh"}
+var Shell = remote.InteractiveShell
 
 // Options of attach.
 type Options struct {
@@ -103,20 +101,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Command != "" {
 		command = []string{"sh", "-c", o.Command}
 	}
-	// As kubectl exec -it: the local terminal raw while the remote one runs,
-	// its size followed, restored however the command ends.
-	tty := term.TTY{In: o.IO.In, Out: o.IO.Out, Raw: o.IO.IsStdinTTY()}
-	// stdin always goes: a remote terminal reads it (and some kubelets,
-	// kwok's among them, fail a terminal without one).
-	s := remote.Streams{Stdin: o.IO.In, Stdout: o.IO.Out, TTY: true}
-	var sizes remotecommand.TerminalSizeQueue
-	if tty.IsTerminalOut() {
-		sizes = tty.MonitorSize(tty.GetSize())
-		s.Sizes = sizes
-	}
-	err = tty.Safe(func() error {
-		return o.Executor.Exec(ctx, o.Namespace, r.Pod, o.Container, command, s)
-	})
+	err = remote.Terminal(ctx, o.Executor, o.Namespace, r.Pod, o.Container, command, o.IO.In, o.IO.Out, o.IO.IsStdinTTY())
 	if _, exited := remote.ExitCode(err); err != nil && !exited {
 		return fmt.Errorf("attach to %s (pod %s): %w", r.Task, r.Pod, err)
 	}

@@ -40,6 +40,8 @@ import (
 	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
 	runcmd "github.com/easyai-dev/easyai/pkg/cmd/run"
 	runtimescmd "github.com/easyai-dev/easyai/pkg/cmd/runtimes"
+	sshcmd "github.com/easyai-dev/easyai/pkg/cmd/ssh"
+	sshconfigcmd "github.com/easyai-dev/easyai/pkg/cmd/sshconfig"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
 	suspendcmd "github.com/easyai-dev/easyai/pkg/cmd/suspend"
 	topcmd "github.com/easyai-dev/easyai/pkg/cmd/top"
@@ -160,6 +162,8 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			attachcmd.NewCmdAttach(f, nil),
 			portforwardcmd.NewCmdPortForward(f, nil),
 			opencmd.NewCmdOpen(f, nil),
+			sshcmd.NewCmdSSH(f, nil),
+			sshconfigcmd.NewCmdSSHConfig(f, nil),
 			downloadcmd.NewCmdDownload(f, nil),
 			uploadcmd.NewCmdUpload(f, nil),
 		}},

@@ -1,0 +1,142 @@
+// Package sshconfig is "easyai ssh-config JOB": the Host blocks that let
+// ssh, scp, rsync and VS Code reach the replicas of a job submitted with
+// --ssh through the Kubernetes API.
+package sshconfig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/remote"
+	"github.com/easyai-dev/easyai/pkg/sshaccess"
+)
+
+// Options of ssh-config.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	cmdutil.JobOptions
+
+	Task string
+	User string
+
+	// Set by Complete.
+	Kube  kubernetes.Interface
+	Proxy sshaccess.Proxy
+	Dir   string
+}
+
+// NewCmdSSHConfig returns the command; runF replaces Complete and Run in tests.
+func NewCmdSSHConfig(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "ssh-config JOB [--task TASK]",
+		Short: "Print ssh Host blocks for the replicas of a job submitted with --ssh",
+		Long: `Print, for each replica of a job submitted with --ssh (or only --task's), a
+Host block for ~/.ssh/config: the host TASK.JOB.NAMESPACE, reached through
+the Kubernetes API by "easyai port-forward JOB --task TASK --stdio 2222"
+as its ProxyCommand (no NodePort, no server besides the replica's sshd),
+with this kubeconfig and context pinned.
+
+The job's host key, made at submit and kept in the job's Secret, is written
+to ~/.config/easyai/ssh/NAMESPACE.JOB.known_hosts, which the blocks name
+with StrictHostKeyChecking yes: the first connection asks nothing, and a
+different key is refused. The Secret must be owned by the job (exit 1
+otherwise). Passwords are never tried.
+
+ssh, scp, rsync -e ssh, sftp and VS Code Remote-SSH use the blocks once
+they are in ~/.ssh/config (or a file it Includes).`,
+		Example: `  easyai ssh-config mnist >> ~/.ssh/config
+  ssh worker-0.mnist.team-a nvidia-smi
+  scp results.tar worker-0.mnist.team-a:/tmp/
+  rsync -av ./src/ worker-0.mnist.team-a:/workspace/src/
+  easyai ssh-config tf/mnist --task worker-1 --user jovyan`,
+		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
+		ValidArgsFunction: cmdutil.CompleteJob(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.JobArg = args[0]
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
+		},
+	}
+	fl := cmd.Flags()
+	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
+	fl.StringVar(&o.Task, "task", "", "only this replica, e.g. worker-1 (default: every replica)")
+	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	fl.StringVarP(&o.User, "user", "l", "root", "the user to log in as (the one the replica's command runs as, for an sshd not run by root)")
+	return cmd
+}
+
+// Validate checks the arguments without reaching the cluster.
+func (o *Options) Validate() error {
+	if err := sshaccess.CheckUser(o.User); err != nil {
+		return err
+	}
+	return o.ParseJob(o.Factory.Kinds)
+}
+
+// Complete resolves the namespace, the clients and the ProxyCommand.
+func (o *Options) Complete() error {
+	r, err := cmdutil.ReplicaClients(o.Factory)
+	if err != nil {
+		return err
+	}
+	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
+	if o.Proxy, err = cmdutil.SSHProxy(o.Factory); err != nil {
+		return err
+	}
+	o.Dir, err = cmdutil.SSHDir()
+	return err
+}
+
+// Run reads the job and its host key and prints the blocks.
+func (o *Options) Run(ctx context.Context) error {
+	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	if err != nil {
+		return err
+	}
+	name := j.Object.GetName()
+	jobArg := j.Kind.Name() + "/" + name
+	secret, err := sshaccess.SecretOf(jobArg, j.Object.GetAnnotations())
+	var noSSH sshaccess.ErrNoSSH
+	if errors.As(err, &noSSH) {
+		return exit.WithHint(exit.UsageErrorf("%v", err), fmt.Sprintf("submit it again with --ssh (%s rerun %s --ssh)", o.Factory.ExecutableName, jobArg))
+	}
+	if err != nil {
+		return err
+	}
+	key, err := sshaccess.HostKey(ctx, o.Kube, o.Namespace, jobArg, secret, j.Object.GetUID())
+	if err != nil {
+		return err
+	}
+	known, err := sshaccess.WriteKnownHosts(o.Dir, name, o.Namespace, key)
+	if err != nil {
+		return fmt.Errorf("writing the job's host key: %w", err)
+	}
+	replicas := j.Replicas
+	if o.Task != "" {
+		r, err := remote.FindReplica(j.Replicas, o.Task)
+		if err != nil {
+			return err
+		}
+		replicas = []jobmodel.Replica{r}
+	}
+	var targets []sshaccess.Target
+	for _, r := range replicas {
+		targets = append(targets, sshaccess.Target{Alias: sshaccess.Alias(r.Task, name, o.Namespace), Task: r.Task, JobArg: jobArg, Namespace: o.Namespace, User: o.User})
+	}
+	if err := sshaccess.Config(o.IO.Out, o.Proxy, known, name, targets); err != nil {
+		return err
+	}
+	if o.IO.IsStdoutTTY() && len(targets) > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "Add these to ~/.ssh/config (%s ssh-config %s >> ~/.ssh/config), then: ssh %s\n", o.Factory.ExecutableName, jobArg, targets[0].Alias)
+	}
+	return nil
+}
