@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"k8s.io/client-go/tools/remotecommand"
@@ -28,4 +29,15 @@ func Terminal(ctx context.Context, e Executor, namespace, pod, container string,
 	return tty.Safe(func() error {
 		return e.Exec(ctx, namespace, pod, container, command, s)
 	})
+}
+
+// Attach runs command on a remote terminal in the replica task's pod (as
+// Terminal does) and returns its exit code as easyai's: an error that says
+// the replica, unless the command ran and exited.
+func Attach(ctx context.Context, e Executor, namespace, pod, task, container string, command []string, in io.Reader, out io.Writer, rawIn bool) error {
+	err := Terminal(ctx, e, namespace, pod, container, command, in, out, rawIn)
+	if _, exited := ExitCode(err); err != nil && !exited {
+		return fmt.Errorf("attach to %s (pod %s): %w", task, pod, err)
+	}
+	return ExitError(err)
 }

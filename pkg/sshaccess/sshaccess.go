@@ -49,6 +49,17 @@ func SecretOf(job string, annotations map[string]string) (string, error) {
 	return name, nil
 }
 
+// JobHostKey is the host key of job j's sshd (HostKey of SecretOf), or
+// ErrNoSSH for a job submitted without --ssh.
+func JobHostKey(ctx context.Context, kube kubernetes.Interface, namespace string, j *remote.Job) (ssh.PublicKey, error) {
+	jobArg := j.Kind.Name() + "/" + j.Object.GetName()
+	secret, err := SecretOf(jobArg, j.Object.GetAnnotations())
+	if err != nil {
+		return nil, err
+	}
+	return HostKey(ctx, kube, namespace, jobArg, secret, j.Object.GetUID())
+}
+
 // HostKey reads the job's host public key from its Secret, which must be
 // owned by the job (its uid): whoever may edit the job's annotation must
 // not be able to make the user trust another key.

@@ -101,9 +101,5 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Command != "" {
 		command = []string{"sh", "-c", o.Command}
 	}
-	err = remote.Terminal(ctx, o.Executor, o.Namespace, r.Pod, o.Container, command, o.IO.In, o.IO.Out, o.IO.IsStdinTTY())
-	if _, exited := remote.ExitCode(err); err != nil && !exited {
-		return fmt.Errorf("attach to %s (pod %s): %w", r.Task, r.Pod, err)
-	}
-	return remote.ExitError(err)
+	return remote.Attach(ctx, o.Executor, o.Namespace, r.Pod, r.Task, o.Container, command, o.IO.In, o.IO.Out, o.IO.IsStdinTTY())
 }

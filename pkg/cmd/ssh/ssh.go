@@ -130,7 +130,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	name := j.Object.GetName()
 	jobArg := j.Kind.Name() + "/" + name
-	secret, err := sshaccess.SecretOf(jobArg, j.Object.GetAnnotations())
+	key, err := sshaccess.JobHostKey(ctx, o.Kube, o.Namespace, j)
 	var noSSH sshaccess.ErrNoSSH
 	if errors.As(err, &noSSH) {
 		fmt.Fprintf(o.IO.ErrOut, "%v: attaching to %s instead\n", err, r.Task)
@@ -142,10 +142,6 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.SSH == "" {
 		return exit.WithHint(errors.New("easyai ssh runs OpenSSH's client, and there is no ssh on $PATH"),
 			fmt.Sprintf("install it (Debian: apt install openssh-client), or open a shell with: %s attach %s --task %s", o.Factory.ExecutableName, jobArg, r.Task))
-	}
-	key, err := sshaccess.HostKey(ctx, o.Kube, o.Namespace, jobArg, secret, j.Object.GetUID())
-	if err != nil {
-		return err
 	}
 	if !sshaccess.Answers(ctx, o.Config, o.Kube, o.Namespace, r.Pod, ProbeTimeout) {
 		fmt.Fprintf(o.IO.ErrOut, "No sshd answers in %s (an image without one?): attaching instead\n", r.Task)
@@ -189,9 +185,5 @@ func (o *Options) attach(ctx context.Context, pod, task string) error {
 	if !(o.IO.IsStdinTTY() && o.IO.IsStdoutTTY()) {
 		return exit.UsageErrorf("a shell through attach needs a terminal: use easyai exec JOB --task %s -- COMMAND", task)
 	}
-	err := remote.Terminal(ctx, o.Executor, o.Namespace, pod, "", remote.InteractiveShell, o.IO.In, o.IO.Out, o.IO.IsStdinTTY())
-	if _, exited := remote.ExitCode(err); err != nil && !exited {
-		return fmt.Errorf("attach to %s (pod %s): %w", task, pod, err)
-	}
-	return remote.ExitError(err)
+	return remote.Attach(ctx, o.Executor, o.Namespace, pod, task, "", remote.InteractiveShell, o.IO.In, o.IO.Out, o.IO.IsStdinTTY())
 }

@@ -104,15 +104,11 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	name := j.Object.GetName()
 	jobArg := j.Kind.Name() + "/" + name
-	secret, err := sshaccess.SecretOf(jobArg, j.Object.GetAnnotations())
+	key, err := sshaccess.JobHostKey(ctx, o.Kube, o.Namespace, j)
 	var noSSH sshaccess.ErrNoSSH
 	if errors.As(err, &noSSH) {
 		return exit.WithHint(exit.UsageErrorf("%v", err), fmt.Sprintf("submit it again with --ssh (%s rerun %s --ssh)", o.Factory.ExecutableName, jobArg))
 	}
-	if err != nil {
-		return err
-	}
-	key, err := sshaccess.HostKey(ctx, o.Kube, o.Namespace, jobArg, secret, j.Object.GetUID())
 	if err != nil {
 		return err
 	}
