@@ -31,6 +31,7 @@ func AddSubmitFlags(cmd *cobra.Command, v *submit.Flags) {
 	fs.Float64Var(&v.GPUs, "gpus", 0, "GPUs per worker (a fraction such as 0.5 on timaker clusters)")
 	fs.StringVar(&v.CPU, "cpu", "", "CPU per replica, e.g. 4 or 500m")
 	fs.StringVar(&v.Memory, "memory", "", "memory per replica, e.g. 16Gi")
+	fs.IntVar(&v.Oversell, "oversell", 1, "request cpu and memory at their limit divided by N (N >= 1; never GPUs), the limits kept")
 	fs.StringArrayVar(&v.Env, "env", nil, "environment variable NAME=VALUE (repeatable)")
 	fs.StringVar(&v.WorkingDir, "working-dir", "", "working directory of the command")
 	fs.StringArrayVar(&v.Labels, "label", nil, "label KEY=VALUE on the job and its pods (repeatable)")
@@ -63,7 +64,7 @@ func AddSubmitFlags(cmd *cobra.Command, v *submit.Flags) {
 	fs.BoolVar(&v.Devtools.Jupyter, "jupyter", false, "run Jupyter Lab beside the command in the first replica: easyai open JOB jupyter")
 	fs.BoolVar(&v.Devtools.CodeServer, "code-server", false, "run VS Code in the browser (code-server) beside the command in the first replica: easyai open JOB code-server")
 	fs.BoolVar(&v.Devtools.SSH, "ssh", false, "run an sshd beside the command in every replica, for easyai ssh, scp, rsync and VS Code (docs/ssh.md)")
-	fs.StringVar(&v.Devtools.SSHKey, "ssh-key", "", "with --ssh: the public key let in (default ~/.ssh/id_ed25519.pub, else ~/.ssh/id_rsa.pub)")
+	fs.StringVar(&v.Devtools.SSHKey, "ssh-key", "", "with --ssh: the public key let in (default ~/.ssh/id_ed25519.pub, else id_ecdsa.pub, else id_rsa.pub)")
 	for _, name := range submit.NotYetFlags {
 		_ = fs.MarkHidden(name)
 	}

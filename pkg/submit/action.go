@@ -246,6 +246,9 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	if err := s.fillDevtools(ctx, req); err != nil {
 		return nil, err
 	}
+	if err := s.fillOversell(req); err != nil {
+		return nil, err
+	}
 	obj, err := Build(req)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,8 @@ type Flags struct {
 	Gang             bool
 	Retry            int
 	MaxDuration      time.Duration
+	// Oversell: cpu and memory requested at their limit divided by it.
+	Oversell         int
 	TTLAfterFinished time.Duration
 	CleanPodPolicy   string
 	Experiment       string

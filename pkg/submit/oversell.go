@@ -1,0 +1,96 @@
+package submit
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/render"
+)
+
+// Overcommit is a limit divided by n: cpu in millicores, memory in bytes,
+// at least 1 of either.
+func Overcommit(limit string, n int, cpu bool) (string, error) {
+	q, err := resource.ParseQuantity(limit)
+	if err != nil {
+		return "", err
+	}
+	if cpu {
+		m := q.MilliValue() / int64(n)
+		if m < 1 {
+			m = 1
+		}
+		return resource.NewMilliQuantity(m, resource.DecimalSI).String(), nil
+	}
+	b := q.Value() / int64(n)
+	if b < 1 {
+		b = 1
+	}
+	return resource.NewQuantity(b, resource.BinarySI).String(), nil
+}
+
+// fillOversell applies --oversell N: the cpu and memory of the job (and of
+// each role that has its own) are requested at their limit divided by N,
+// the limits kept (the chart's resources.requests). GPUs never.
+func (s *Submission) fillOversell(req *Request) error {
+	n := s.Flags.Oversell
+	if s.Flags.Changed == nil || !s.Flags.Changed("oversell") || n == 1 {
+		return nil
+	}
+	if n < 1 {
+		return exit.UsageErrorf("--oversell %d: must be 1 or more (cpu and memory are requested at their limit divided by it)", n)
+	}
+	resolved, err := req.Resolved()
+	if err != nil {
+		return err
+	}
+	requests := func(res map[string]any) (map[string]any, error) {
+		out := map[string]any{}
+		for _, k := range []string{"cpu", "memory"} {
+			limit, _ := res[k].(string)
+			if limit == "" {
+				continue
+			}
+			r, err := Overcommit(limit, n, k == "cpu")
+			if err != nil {
+				return nil, exit.UsageErrorf("--oversell: resources.%s %q: %v", k, limit, err)
+			}
+			out[k] = r
+		}
+		return out, nil
+	}
+	patch := map[string]any{}
+	found := false
+	top, _ := resolved["resources"].(map[string]any)
+	if r, err := requests(top); err != nil {
+		return err
+	} else if len(r) > 0 {
+		patch["resources"] = map[string]any{"requests": r}
+		found = true
+	}
+	for _, key := range []string{"roles", "tasks"} {
+		roles, _ := resolved[key].(map[string]any)
+		for name, v := range roles {
+			role, _ := v.(map[string]any)
+			res, _ := role["resources"].(map[string]any)
+			r, err := requests(res)
+			if err != nil {
+				return err
+			}
+			if len(r) == 0 {
+				continue
+			}
+			rp, _ := patch[key].(map[string]any)
+			if rp == nil {
+				rp = map[string]any{}
+				patch[key] = rp
+			}
+			rp[name] = map[string]any{"resources": map[string]any{"requests": r}}
+			found = true
+		}
+	}
+	if !found {
+		return exit.UsageErrorf("--oversell %d divides the cpu and memory limits, and the job has none: give --cpu or --memory", n)
+	}
+	req.Values = render.MergeMaps(req.Values, patch)
+	return nil
+}

@@ -1,0 +1,66 @@
+package submit
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/render"
+)
+
+func TestOvercommit(t *testing.T) {
+	for _, tt := range []struct {
+		limit string
+		n     int
+		cpu   bool
+		want  string
+	}{
+		{"4", 4, true, "1"}, {"2", 4, true, "500m"}, {"1m", 8, true, "1m"}, {"16Gi", 4, false, "4Gi"}, {"1", 2, false, "1"},
+	} {
+		if got, err := Overcommit(tt.limit, tt.n, tt.cpu); err != nil || got != tt.want {
+			t.Errorf("Overcommit(%s, %d) = %s, %v; want %s", tt.limit, tt.n, got, err, tt.want)
+		}
+	}
+}
+
+// requestsOf are the requests of the pods of role (TFJob replica type) in obj.
+func requestsOf(t *testing.T, obj *unstructured.Unstructured, replicaType string) map[string]any {
+	t.Helper()
+	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "tfReplicaSpecs", replicaType, "template", "spec", "containers")
+	r, _, _ := unstructured.NestedMap(containers[0].(map[string]any), "resources", "requests")
+	return r
+}
+
+func TestOversellRequestsBelowTheLimits(t *testing.T) {
+	s, _ := storageSubmission(t, nil)
+	s.Flags.CPU, s.Flags.Memory, s.Flags.GPUs, s.Flags.Oversell = "4", "16Gi", 1, 4
+	// The ps role has a cpu limit of its own.
+	s.JobFiles = []render.ValueFile{{Name: "ps.yaml", Data: []byte("roles:\n  ps:\n    replicas: 1\n    resources:\n      cpu: \"2\"\n      gpus: 0\n")}}
+	changed := s.Flags.Changed
+	s.Flags.Changed = func(f string) bool { return f == "oversell" || f == "cpu" || f == "memory" || f == "gpus" || changed(f) }
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := requestsOf(t, res.Object, "Worker"); r["cpu"] != "1" || r["memory"] != "4Gi" || len(r) != 2 {
+		t.Errorf("worker requests %v, want cpu 1, memory 4Gi and no GPU", r)
+	}
+	if r := requestsOf(t, res.Object, "PS"); r["cpu"] != "500m" || r["memory"] != "4Gi" {
+		t.Errorf("ps requests %v, want cpu 500m (its own limit 2 / 4), memory 4Gi", r)
+	}
+}
+
+func TestOversellNeedsALimit(t *testing.T) {
+	for n, want := range map[int]string{0: "must be 1 or more", 3: "give --cpu or --memory"} {
+		s, _ := storageSubmission(t, nil)
+		s.Flags.Oversell = n
+		changed := s.Flags.Changed
+		s.Flags.Changed = func(f string) bool { return f == "oversell" || changed(f) }
+		if _, err := s.Run(context.Background()); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), want) {
+			t.Errorf("--oversell %d: %v, want exit 2 saying %s", n, err, want)
+		}
+	}
+}
