@@ -45,3 +45,33 @@ func TestOversellIsInTheStoredPodSpec(t *testing.T) {
 		t.Errorf("--oversell 0: exit %d, %q", res.Code, res.Stderr)
 	}
 }
+
+// TestQueueAndPriorityAreCheckedBeforeSubmit: a queue or PriorityClass the
+// cluster does not have exits 2 listing the ones it has, and nothing is
+// created; a user who may not read them (cluster-wide) is told in one line
+// that they were not checked.
+func TestQueueAndPriorityAreCheckedBeforeSubmit(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	ns := c.Namespace(t)
+	for flag, want := range map[string]string{
+		"--queue":    `--queue nope: the cluster has no Volcano queue "nope" (it has: default`,
+		"--priority": `--priority nope: the cluster has no PriorityClass "nope" (it has: `,
+	} {
+		res := easyai.Run(t, "submit", "tf", "-n", ns, "--name", "qp", "--image", "img", flag, "nope", "--", "x")
+		if res.Code != 2 || !strings.Contains(res.Stderr, want) {
+			t.Errorf("%s nope: exit %d, %q; want exit 2 saying %s", flag, res.Code, res.Stderr, want)
+		}
+	}
+	if res := easyai.Run(t, "get", "qp", "-n", ns); res.Code != 3 {
+		t.Errorf("a refused job was created: get exits %d", res.Code)
+	}
+	easyai.Run(t, "submit", "tf", "-n", ns, "--name", "qp-ok", "--image", "img", "--queue", "default", "--priority", "system-node-critical", "--dry-run=server", "--", "x").MustSucceed(t)
+
+	applyExample(t, c, "rbac/easyai-user.yaml", ns)
+	alice := []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns)}
+	res := easyai.RunWith(t, alice, "submit", "tf", "-n", ns, "--name", "qp-alice", "--image", "img", "--queue", "nope", "--dry-run=server", "--", "x")
+	if res.Code != 0 || !strings.Contains(res.Stderr, "Volcano queue nope not checked (you may not read queues.scheduling.volcano.sh, which are cluster-wide)") {
+		t.Errorf("alice --queue nope: exit %d, %q", res.Code, res.Stderr)
+	}
+}
