@@ -40,7 +40,9 @@ func TestOversellRequestsBelowTheLimits(t *testing.T) {
 	// The ps role has a cpu limit of its own.
 	s.JobFiles = []render.ValueFile{{Name: "ps.yaml", Data: []byte("roles:\n  ps:\n    replicas: 1\n    resources:\n      cpu: \"2\"\n      gpus: 0\n")}}
 	changed := s.Flags.Changed
-	s.Flags.Changed = func(f string) bool { return f == "oversell" || f == "cpu" || f == "memory" || f == "gpus" || changed(f) }
+	s.Flags.Changed = func(f string) bool {
+		return f == "oversell" || f == "cpu" || f == "memory" || f == "gpus" || changed(f)
+	}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
