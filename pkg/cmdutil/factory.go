@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -54,6 +55,13 @@ type Factory struct {
 	// timaker cluster --cluster (or the configuration) names. submit, get,
 	// list, wait, delete and top work through it on either.
 	Platform func() (platform.Platform, error)
+	// Contexts are the names of the kubeconfig's contexts, sorted.
+	Contexts func() ([]string, error)
+	// PlatformFor is the Kubernetes platform of one context of the
+	// kubeconfig, on clients of its own (list lists several contexts at
+	// once); its warnings go to notes. -n and the other connection flags
+	// apply to it; --cluster and the configuration's cluster do not.
+	PlatformFor func(context string, notes io.Writer) (platform.Platform, error)
 	// User is who the API server says the user is (one SelfSubjectReview),
 	// else the kubeconfig context's user; KubeconfigUser asks nobody.
 	User           func(ctx context.Context) (string, error)

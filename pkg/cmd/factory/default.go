@@ -7,15 +7,12 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -90,18 +87,7 @@ func New() *cmdutil.Factory {
 		if cl != nil {
 			return nil, noKubernetes(f, cl)
 		}
-		if err := cmdutil.CheckKubeconfig(f.ConfigFlags); err != nil {
-			return nil, err
-		}
-		cfg, err := f.ConfigFlags.ToRESTConfig()
-		if err != nil {
-			return nil, exit.WithHint(err, "point --kubeconfig or $KUBECONFIG at a cluster")
-		}
-		// list runs one LIST per kind at once; the defaults (5 QPS) would queue them.
-		cfg.QPS, cfg.Burst = 50, 100
-		cfg.UserAgent = "easyai/" + build.Version
-		kube.LimitRequests(cfg)
-		return cfg, nil
+		return restConfigOf(f.ConfigFlags)
 	})
 	f.KubeClient = sync.OnceValues(func() (kubernetes.Interface, error) {
 		cfg, err := f.RESTConfig()
@@ -121,29 +107,7 @@ func New() *cmdutil.Factory {
 		return cmdutil.ResolveNamespace(f.ConfigFlags)
 	}
 	f.JobsClient = sync.OnceValues(func() (*jobclient.Client, error) {
-		dyn, err := f.DynamicClient()
-		if err != nil {
-			return nil, err
-		}
-		kc, err := f.KubeClient()
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := f.Config()
-		if err != nil {
-			return nil, err
-		}
-		restConfig, err := f.RESTConfig()
-		if err != nil {
-			return nil, err
-		}
-		rawConfig := rest.CopyConfig(restConfig)
-		rawConfig.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
-		raw, err := rest.UnversionedRESTClientFor(rawConfig)
-		if err != nil {
-			return nil, err
-		}
-		return &jobclient.Client{Dynamic: dyn, Kube: kc, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource), Server: restConfig.Host}, nil
+		return jobsClientOf(f, f.RESTConfig, f.KubeClient, f.DynamicClient)
 	})
 	f.Platform = sync.OnceValues(func() (platform.Platform, error) {
 		cl, err := timakerCluster()
@@ -163,6 +127,8 @@ func New() *cmdutil.Factory {
 			Notes: f.IOStreams.ErrOut, Now: f.Now,
 		}, nil
 	})
+	f.Contexts = func() ([]string, error) { return kubeContexts(f) }
+	f.PlatformFor = platformsOf(f)
 	f.User = func(ctx context.Context) (string, error) {
 		kc, err := f.KubeClient()
 		if err != nil {

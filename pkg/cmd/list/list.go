@@ -25,6 +25,7 @@ type Options struct {
 	IO      *iostreams.IOStreams
 
 	AllNamespaces bool
+	AllContexts   bool
 	Print         *printers.PrintFlags
 	KindNames     []string
 	StatusNames   []string
@@ -37,9 +38,15 @@ type Options struct {
 	// Set by Validate.
 	Kinds  []kinds.Kind
 	States []jobmodel.State
+	// ManyContexts: --all-contexts, or --context naming several contexts
+	// (ContextsAsked, in the order given).
+	ManyContexts  bool
+	ContextsAsked []string
 
 	// Set by Complete.
 	Platform platform.Platform
+	// Contexts are the contexts listed, sorted (ManyContexts).
+	Contexts []string
 }
 
 // NewCmdList returns the command; runF replaces Complete and Run in tests.
@@ -71,12 +78,25 @@ document (docs/output.md); -o name prints KIND/NAME lines.
 
 On a timaker cluster (--cluster) list shows the jobs submitted from this
 machine, which easyai keeps in a local index, their status read from
-timaker; --id adds a job submitted elsewhere (docs/timaker.md).`,
+timaker; --id adds a job submitted elsewhere (docs/timaker.md).
+
+--all-contexts lists the jobs of every context of the kubeconfig, and
+--context A,B (a comma list) those of the contexts named, several at once,
+each in its own namespace (the context's, unless -n or -A). The table
+starts with CONTEXT, then NAMESPACE unless -n names one for all; jobs are
+sorted by context, then as above. -o json and -o yaml add "context" to each
+item, -o name prints CONTEXT/KIND/NAME lines. A context that cannot be
+listed (its server down, its credentials refused) is one line on stderr and
+the others are listed: list fails only when none could be. Every other
+command works in one context, named as kubectl names it: easyai get NAME
+--context CONTEXT (docs/output.md).`,
 		Example: `  easyai list
   easyai list -A --status running,queued
   easyai list --kind tf --experiment lr-sweep -o wide
   easyai list --mine -o json | jq -r '.items[].name'
   easyai list -l team=vision -o name
+  easyai list --all-contexts --status running
+  easyai list --context east,west -o json | jq -r '.items[] | .context + " " + .name'
   easyai list --cluster prod --id train-20261123-42`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,6 +114,7 @@ timaker; --id adds a job submitted elsewhere (docs/timaker.md).`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "list the jobs of every namespace")
+	fl.BoolVar(&o.AllContexts, "all-contexts", false, "list the jobs of every context of the kubeconfig, at once (--context A,B: of those)")
 	o.Print.AddFlags(cmd)
 	fl.StringSliceVar(&o.KindNames, "kind", nil, "only jobs of these kinds ("+strings.Join(f.Kinds.Names(), ", ")+", or an alias; repeatable or comma-separated)")
 	fl.StringSliceVar(&o.StatusNames, "status", nil, "only jobs in these states ("+strings.ToLower(stateNames())+"; repeatable or comma-separated)")
@@ -136,7 +157,7 @@ func (o *Options) Validate() error {
 	if err := jobclient.CheckSelection(o.Selector, o.Experiment); err != nil {
 		return err
 	}
-	return nil
+	return o.validateContexts()
 }
 
 // ParseKinds resolves kind names and aliases; none means every kind.
@@ -174,8 +195,13 @@ func ParseStates(names []string) ([]jobmodel.State, error) {
 	return out, nil
 }
 
-// Complete resolves the platform.
+// Complete resolves the platform, or the contexts to list.
 func (o *Options) Complete(ctx context.Context) error {
+	if o.ManyContexts {
+		if err := o.completeContexts(); err != nil || o.ManyContexts {
+			return err
+		}
+	}
 	p, err := o.Factory.Platform()
 	o.Platform = p
 	return err
@@ -183,7 +209,7 @@ func (o *Options) Complete(ctx context.Context) error {
 
 // Run lists and prints the jobs.
 func (o *Options) Run(ctx context.Context) error {
-	jobs, err := o.Platform.List(ctx, platform.ListOptions{
+	opts := platform.ListOptions{
 		AllNamespaces: o.AllNamespaces,
 		Kinds:         o.Kinds,
 		KindsAsked:    len(o.KindNames) > 0,
@@ -193,7 +219,11 @@ func (o *Options) Run(ctx context.Context) error {
 		User:          o.User,
 		Mine:          o.Mine,
 		Adopt:         o.Adopt,
-	})
+	}
+	if o.ManyContexts {
+		return o.runContexts(ctx, opts)
+	}
+	jobs, err := o.Platform.List(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -223,30 +253,41 @@ func (o *Options) Run(ctx context.Context) error {
 }
 
 func (o *Options) printTable(js []*platform.Job, now time.Time) error {
-	header := []string{"NAME", "KIND", "STATUS", "WORKERS", "GPUS", "AGE", "DURATION", "USER"}
-	wide := o.Print.Format() == printers.FormatWide
-	if wide {
-		header = append(header, "EXPERIMENT", "REASON", "MANAGED-BY")
-	}
+	header := jobHeader(o.Print.Format() == printers.FormatWide)
 	if o.AllNamespaces {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
 	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), header...)
 	for _, j := range js {
-		s := j.Item.Summary
-		row := []string{
-			s.Name, j.Item.KindName, s.ShownState(),
-			fmt.Sprintf("%d/%d", s.Workers.Ready, s.Workers.Total),
-			printers.GPUs(s.GPUs),
-			printers.Age(now, s.Created), printers.JobDuration(&s, now), printers.JobUser(&s),
-		}
-		if wide {
-			row = append(row, s.Experiment, s.Status.Reason, s.ManagedBy)
-		}
+		row := o.jobRow(j, now)
 		if o.AllNamespaces {
-			row = append([]string{s.Namespace}, row...)
+			row = append([]string{j.Item.Namespace}, row...)
 		}
 		t.AddRow(row...)
 	}
 	return t.Render()
+}
+
+// jobHeader are the columns of a job, after where it is.
+func jobHeader(wide bool) []string {
+	header := []string{"NAME", "KIND", "STATUS", "WORKERS", "GPUS", "AGE", "DURATION", "USER"}
+	if wide {
+		header = append(header, "EXPERIMENT", "REASON", "MANAGED-BY")
+	}
+	return header
+}
+
+// jobRow are the cells of jobHeader.
+func (o *Options) jobRow(j *platform.Job, now time.Time) []string {
+	s := j.Item.Summary
+	row := []string{
+		s.Name, j.Item.KindName, s.ShownState(),
+		fmt.Sprintf("%d/%d", s.Workers.Ready, s.Workers.Total),
+		printers.GPUs(s.GPUs),
+		printers.Age(now, s.Created), printers.JobDuration(&s, now), printers.JobUser(&s),
+	}
+	if o.Print.Format() == printers.FormatWide {
+		row = append(row, s.Experiment, s.Status.Reason, s.ManagedBy)
+	}
+	return row
 }

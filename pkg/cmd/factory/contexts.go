@@ -1,0 +1,140 @@
+package factory
+
+import (
+	"context"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/easyai-dev/easyai/pkg/build"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/platform"
+	kubeplatform "github.com/easyai-dev/easyai/pkg/platform/kubernetes"
+)
+
+// restConfigOf is the REST config of the kubeconfig's context the flags
+// name, tuned for easyai: list's concurrent LISTs unthrottled, its user
+// agent, each request bounded by --request-timeout.
+func restConfigOf(flags *genericclioptions.ConfigFlags) (*rest.Config, error) {
+	if err := cmdutil.CheckKubeconfig(flags); err != nil {
+		return nil, err
+	}
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, exit.WithHint(err, "point --kubeconfig or $KUBECONFIG at a cluster")
+	}
+	// list runs one LIST per kind at once; the defaults (5 QPS) would queue them.
+	cfg.QPS, cfg.Burst = 50, 100
+	cfg.UserAgent = "easyai/" + build.Version
+	kube.LimitRequests(cfg)
+	return cfg, nil
+}
+
+// jobsClientOf is the jobs engine on a context's clients and the
+// configuration's GPU resource.
+func jobsClientOf(f *cmdutil.Factory, restConfig func() (*rest.Config, error), kc func() (kubernetes.Interface, error), dynamicClient func() (dynamic.Interface, error)) (*jobclient.Client, error) {
+	dyn, err := dynamicClient()
+	if err != nil {
+		return nil, err
+	}
+	kubeClient, err := kc()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	rc, err := restConfig()
+	if err != nil {
+		return nil, err
+	}
+	rawConfig := rest.CopyConfig(rc)
+	rawConfig.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	raw, err := rest.UnversionedRESTClientFor(rawConfig)
+	if err != nil {
+		return nil, err
+	}
+	return &jobclient.Client{Dynamic: dyn, Kube: kubeClient, Raw: raw, Kinds: f.Kinds, GPUResource: corev1.ResourceName(cfg.GPUResource), Server: rc.Host}, nil
+}
+
+// kubeContexts are the names of the kubeconfig's contexts, sorted.
+func kubeContexts(f *cmdutil.Factory) ([]string, error) {
+	if err := cmdutil.CheckKubeconfig(f.ConfigFlags); err != nil {
+		return nil, err
+	}
+	raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(raw.Contexts)), nil
+}
+
+// platformsOf is the factory's PlatformFor.
+func platformsOf(f *cmdutil.Factory) func(name string, notes io.Writer) (platform.Platform, error) {
+	return func(name string, notes io.Writer) (platform.Platform, error) { return platformFor(f, name, notes) }
+}
+
+// platformFor is the Kubernetes platform of the kubeconfig's context name,
+// on clients of its own: the run's connection flags (-n, --as,
+// --request-timeout, ...) with --context name.
+func platformFor(f *cmdutil.Factory, name string, notes io.Writer) (platform.Platform, error) {
+	flags := flagsOfContext(f.ConfigFlags, name)
+	restConfig := sync.OnceValues(func() (*rest.Config, error) { return restConfigOf(flags) })
+	kc := sync.OnceValues(func() (kubernetes.Interface, error) {
+		cfg, err := restConfig()
+		if err != nil {
+			return nil, err
+		}
+		return kubernetes.NewForConfig(cfg)
+	})
+	dyn := sync.OnceValues(func() (dynamic.Interface, error) {
+		cfg, err := restConfig()
+		if err != nil {
+			return nil, err
+		}
+		return dynamic.NewForConfig(cfg)
+	})
+	jobs := sync.OnceValues(func() (*jobclient.Client, error) { return jobsClientOf(f, restConfig, kc, dyn) })
+	// Its GPU resources (top node) are left to the platform's default:
+	// the jobs client counts a job's GPUs with the configuration's.
+	return &kubeplatform.Platform{
+		Kinds: f.Kinds, Jobs: jobs, Kube: kc, Dynamic: dyn,
+		Namespace: func() (string, bool, error) { return cmdutil.ResolveNamespace(flags) },
+		User: func(ctx context.Context) (string, error) {
+			client, err := kc()
+			if err != nil {
+				return "", err
+			}
+			return kube.WhoAmI(ctx, client, flags.ToRawKubeConfigLoader(), name)
+		},
+		KubeconfigUser: func() (string, error) { return kube.KubeconfigUser(flags.ToRawKubeConfigLoader(), name) },
+		Notes:          notes, Now: f.Now,
+	}, nil
+}
+
+// flagsOfContext are the connection flags with --context name, loading the
+// kubeconfig anew (the run's own flags keep the loader of their context).
+func flagsOfContext(from *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
+	to := genericclioptions.NewConfigFlags(false)
+	to.CacheDir, to.KubeConfig = from.CacheDir, from.KubeConfig
+	to.ClusterName, to.AuthInfoName, to.Namespace = from.ClusterName, from.AuthInfoName, from.Namespace
+	to.APIServer, to.TLSServerName, to.Insecure = from.APIServer, from.TLSServerName, from.Insecure
+	to.CertFile, to.KeyFile, to.CAFile, to.BearerToken = from.CertFile, from.KeyFile, from.CAFile, from.BearerToken
+	to.Impersonate, to.ImpersonateUID, to.ImpersonateGroup = from.Impersonate, from.ImpersonateUID, from.ImpersonateGroup
+	to.Username, to.Password = from.Username, from.Password
+	to.Timeout, to.DisableCompression, to.WrapConfigFn = from.Timeout, from.DisableCompression, from.WrapConfigFn
+	to.Context = &name
+	return to
+}
