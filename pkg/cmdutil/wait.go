@@ -3,11 +3,14 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/waiter"
@@ -28,29 +31,102 @@ type Wait struct {
 	// Then (when not nil) gets the wait's error (nil: reached) before
 	// anything is printed, e.g. to let a log stream finish first.
 	Then func(error)
+	// Notify (when not nil) tells webhooks how the wait ended, and that
+	// the job was seen running, as its When asks (--notify). What it does
+	// never changes the wait's error.
+	Notify *notify.Notifier
 }
 
-// Run waits and reports how the wait ended: the final state on stderr, and
-// the job's document through Document. Its error carries the exit code
-// (4 failed, 5 timed out, 3 deleted).
+// Run waits and reports how the wait ended: the final state on stderr, the
+// job's document through Document, and the notifications. Its error
+// carries the exit code (4 failed, 5 timed out, 3 deleted).
 func (w *Wait) Run(ctx context.Context) error {
-	waited, err := w.Platform.Wait(ctx, w.Job, platform.WaitRequest{For: w.For, Timeout: w.Timeout, Document: w.Document != nil})
+	req := platform.WaitRequest{For: w.For, Timeout: w.Timeout, Document: w.Document != nil || w.Notify != nil}
+	// The running notification is sent beside the wait, which goes on
+	// watching meanwhile; it is over before anything more is said.
+	var running sync.WaitGroup
+	if w.Notify != nil && w.Notify.When.Running && w.For != waiter.Running {
+		req.Started = func(doc *jobclient.Document) {
+			running.Go(func() { w.Notify.Notify(ctx, w.outcome(notify.Running, doc)) })
+		}
+	}
+	waited, err := w.Platform.Wait(ctx, w.Job, req)
+	running.Wait()
 	if w.Then != nil {
 		w.Then(err)
 	}
-	if waited == nil || exit.Code(err) == exit.Interrupted {
+	if waited == nil && exit.Code(err) != exit.NotFound || exit.Code(err) == exit.Interrupted {
 		return err
 	}
-	if err == nil {
-		fmt.Fprintln(w.IO.ErrOut, waited.Line)
+	event, notifies := eventOf(err, waited, w.For)
+	var doc *jobclient.Document
+	if waited != nil {
+		doc = waited.Document
+		if err == nil && w.Document != nil && doc == nil && waited.DocumentErr != nil {
+			// The document is what -o asked for: not reading it fails the command.
+			err = waited.DocumentErr
+		}
+		if err == nil {
+			fmt.Fprintln(w.IO.ErrOut, waited.Line)
+		}
 	}
-	if w.Document == nil || waited.Document == nil {
-		return err
+	if w.Document != nil && doc != nil {
+		if perr := w.Document.PrintDocument(w.IO.Out, doc); perr != nil && err == nil {
+			err = perr
+		}
 	}
-	if perr := w.Document.PrintDocument(w.IO.Out, waited.Document); perr != nil && err == nil {
-		return perr
+	if notifies && w.Notify != nil {
+		w.Notify.Notify(ctx, w.outcome(event, doc))
 	}
 	return err
+}
+
+// outcome is the notification's outcome of event, doc the job's document
+// then (nil: the job as found before the wait).
+func (w *Wait) outcome(event notify.Event, doc *jobclient.Document) notify.Outcome {
+	if doc == nil {
+		doc = &jobclient.Document{APIVersion: jobclient.APIVersion, Item: w.Job.Item,
+			Replicas: []jobmodel.Replica{}, Events: []jobclient.Event{}}
+		doc.DocumentKind = jobclient.JobDocumentKind
+	}
+	return notify.Outcome{Event: event, Job: doc, Where: w.Platform.Where(), Timeout: w.Timeout}
+}
+
+// eventOf is the event of how a wait ended (err its error, c what it
+// waited for); false when nothing is notified: the wait itself failed (the
+// API was not reached, ...).
+func eventOf(err error, waited *platform.Waited, c waiter.Condition) (notify.Event, bool) {
+	switch exit.Code(err) {
+	case exit.JobFailed:
+		return notify.Failed, true
+	case exit.Timeout:
+		return notify.TimedOut, true
+	case exit.NotFound:
+		return notify.Deleted, true
+	case exit.OK:
+	default:
+		return "", false
+	}
+	// Reached: the document, read last, says the state.
+	if waited != nil && waited.Document != nil {
+		switch waited.Document.Status.State {
+		case jobmodel.Succeeded:
+			return notify.Succeeded, true
+		case jobmodel.Failed:
+			return notify.Failed, true
+		case jobmodel.Running:
+			return notify.Running, true
+		case jobmodel.Suspended:
+			return notify.Suspended, true
+		}
+	}
+	switch c {
+	case waiter.Running:
+		return notify.Running, true
+	case waiter.Suspended:
+		return notify.Suspended, true
+	}
+	return notify.Succeeded, true
 }
 
 // WaitFor finds the job ref names on the factory's platform and waits for

@@ -8,6 +8,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/notify"
 )
 
 // The keys easyai reads. EASYAI_<KEY> overrides each, with "-" as "_"
@@ -30,6 +32,7 @@ const (
 	KeyCluster         = "cluster"
 	KeyKubeflowBackend = "kubeflow-backend"
 	KeyStorage         = "storage"
+	KeyNotify          = "notify"
 	KeyNotebookImage   = "notebook-image"
 )
 
@@ -44,6 +47,7 @@ var Keys = map[string]string{
 	KeyCluster:         "the default target, a timaker cluster of the file (config set-cluster); unset: the kubeconfig's context",
 	KeyStorage:         "the team's shared storage of jobs submitted without --storage, and of upload: pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix] (docs/storage.md)",
 	KeyNotebookImage:   "image of notebooks created without --image (it must run jupyter lab)",
+	KeyNotify:          "webhooks wait and submit --wait notify without --notify: " + notify.Form + ", separated by spaces; secrets, shown as scheme and host only (docs/notifications.md)",
 	KeyKubeflowBackend: "what serves submit pytorch|jax|xgboost where both are installed: " + BackendTrainingOperator + " (the default: the v1 kinds) or " + BackendTrainer + " (a TrainJob of Kubeflow Trainer v2)",
 }
 
@@ -73,6 +77,9 @@ type Config struct {
 	KubeflowBackend string `json:"kubeflow-backend,omitempty"`
 	// Storage is the default --storage ("": none).
 	Storage string `json:"storage,omitempty"`
+	// Notify are the webhooks of wait and submit --wait without --notify,
+	// separated by spaces ("": none).
+	Notify Webhooks `json:"notify,omitempty"`
 	// Clusters are the timaker clusters the file names, by name.
 	Clusters map[string]Cluster `json:"clusters,omitempty"`
 
@@ -105,6 +112,9 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.KubeflowBackend, true
 	case KeyStorage:
 		return c.Storage, true
+	case KeyNotify:
+		// Secrets: shown as their scheme and host.
+		return notify.RedactList(string(c.Notify)), true
 	case KeyLabels:
 		if c.Labels == nil {
 			return map[string]string{}, true
@@ -135,9 +145,21 @@ func (c *Config) set(key string, value any) {
 		c.KubeflowBackend = value.(string)
 	case KeyStorage:
 		c.Storage = value.(string)
+	case KeyNotify:
+		c.Notify = Webhooks(value.(string))
 	case KeyLabels:
 		c.Labels = value.(map[string]string)
 	}
+}
+
+// Webhooks are the notify setting: webhook URLs, which are secrets (whoever
+// has one may post to its channel). Printed (config view), each shows its
+// scheme and host only.
+type Webhooks string
+
+// MarshalJSON writes the webhooks redacted.
+func (w Webhooks) MarshalJSON() ([]byte, error) {
+	return json.Marshal(notify.RedactList(string(w)))
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/easyai/config.yaml (~/.config/... when unset).
@@ -198,7 +220,7 @@ func Load(configFlag string) (*Config, error) {
 		}
 		value, err := ParseValue(key, raw)
 		if err != nil {
-			return nil, exit.UsageErrorf("%s %q: %v", name, raw, err)
+			return nil, exit.UsageErrorf("%s%s: %v", name, quoted(key, raw), err)
 		}
 		if _, ok := c.Clusters[raw]; key == KeyCluster && !ok {
 			return nil, exit.WithHint(exit.UsageErrorf("%s %q: %s", name, raw, c.clusterList()), c.knownClusters())

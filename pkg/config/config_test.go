@@ -288,7 +288,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	}
 	want := []string{
 		`--config ` + path + `: line 1: unknown key "imgae" is ignored (did you mean "image"?)`,
-		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, fetcher-image, gpu-resource, image, kubeflow-backend, labels, notebook-image, priority-class, queue, storage)`,
+		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, fetcher-image, gpu-resource, image, kubeflow-backend, labels, notebook-image, notify, priority-class, queue, storage)`,
 	}
 	if !reflect.DeepEqual(c.Warnings, want) || c.Queue != "research" || c.Image != "" {
 		t.Errorf("warnings %q, config %+v", c.Warnings, c)

@@ -189,7 +189,7 @@ func fileValue(key string, v *yaml.Node) (value any, line int, err error) {
 			return nil, line, nil
 		}
 		if err := checkString(key, v.Value); err != nil {
-			return nil, line, fmt.Errorf("%s %q: %v", key, v.Value, err)
+			return nil, line, fmt.Errorf("%s%s: %v", key, quoted(key, v.Value), err)
 		}
 		return v.Value, line, nil
 	}
@@ -298,7 +298,7 @@ func Set(configFlag, key, raw string) (path string, err error) {
 	}
 	value, err := ParseValue(key, raw)
 	if err != nil {
-		return "", exit.UsageErrorf("%s %q: %v", key, raw, err)
+		return "", exit.UsageErrorf("%s%s: %v", key, quoted(key, raw), err)
 	}
 	f := fileFor(configFlag)
 	doc, _, err := f.edit()

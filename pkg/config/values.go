@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
@@ -23,6 +25,15 @@ func ParseValue(key, raw string) (any, error) {
 		return nil, errors.New("empty (easyai config unset " + key + " removes it from the file)")
 	}
 	return raw, checkString(key, raw)
+}
+
+// quoted is " \"VALUE\"" for a message about a bad value, "" for a key
+// whose value is a secret and is never printed.
+func quoted(key, value string) string {
+	if key == KeyNotify {
+		return ""
+	}
+	return " " + strconv.Quote(value)
 }
 
 // imageRef is loose on purpose, as submit's --image check is: an image
@@ -51,6 +62,8 @@ func checkString(key, value string) error {
 		if _, err := storage.Parse("", value); err != nil {
 			return errors.New(err.Error())
 		}
+	case KeyNotify:
+		return notify.CheckList(value)
 	case KeyQueue, KeyPriorityClass:
 		if len(validation.IsDNS1123Subdomain(value)) > 0 {
 			what := "queue"

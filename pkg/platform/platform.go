@@ -154,6 +154,11 @@ type WaitRequest struct {
 	Timeout time.Duration
 	// Document asks for the job's document once the wait ended.
 	Document bool
+	// Started (when not nil) is called once, the first time the wait sees
+	// the job running without being over (a wait for finished, succeeded
+	// or suspended), with the job's document then when Document is asked
+	// (nil when it could not be read).
+	Started func(*jobclient.Document)
 }
 
 // Waited is how a wait ended (also when its error is not nil).
@@ -163,6 +168,9 @@ type Waited struct {
 	// Document is the job's document when asked for (nil when it could
 	// not be read).
 	Document *jobclient.Document
+	// DocumentErr is why Document is nil when it was asked for; it is not
+	// the wait's error: the caller decides what a missing document means.
+	DocumentErr error
 }
 
 // LogOptions are how Logs streams.

@@ -69,6 +69,10 @@ type Request struct {
 	Timeout time.Duration
 	// Now is the clock (elapsed times); nil is time.Now.
 	Now func() time.Time
+	// Running (when not nil) is told the job as read the first time the
+	// wait sees it running without being over (a wait for finished,
+	// succeeded or suspended), e.g. to notify that it started.
+	Running func(*unstructured.Unstructured)
 }
 
 // Result is how a wait ended: the job as last seen, its summary and how long
@@ -117,6 +121,7 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 	k, ns, name := r.Kind, r.Object.GetNamespace(), r.Object.GetName()
 	client := r.Dynamic.Resource(k.Resource()).Namespace(ns)
 	res := &Result{Object: r.Object}
+	sawRunning := false
 
 	// check reads one version of the job; done says whether the wait is over.
 	check := func(obj *unstructured.Unstructured) (bool, error) {
@@ -126,6 +131,10 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 		}
 		res.Object, res.Summary, res.Elapsed = obj, s, now().Sub(start)
 		done, failed := outcome(r.For, s.Status)
+		if !done && s.Status.State == jobmodel.Running && !sawRunning && r.Running != nil {
+			sawRunning = true
+			r.Running(obj)
+		}
 		if failed {
 			return true, exit.JobFailedErrorf("%s%s", res.Line(k), why(s.Status))
 		}

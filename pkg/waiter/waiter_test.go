@@ -154,3 +154,49 @@ func mustKind(t *testing.T) kinds.Kind {
 	}
 	return k
 }
+
+// TestRunningIsToldOnce: a wait that goes on past running tells Running
+// the first version it sees running, once; a wait that ends at running,
+// or sees no running version, does not.
+func TestRunningIsToldOnce(t *testing.T) {
+	k := mustKind(t)
+	for _, tt := range []struct {
+		name    string
+		initial []kubeflowv1.JobConditionType
+		cond    waiter.Condition
+		events  []watch.Event
+		told    string
+	}{
+		{"runs, then succeeds", created, waiter.Finished, []watch.Event{
+			{Type: watch.Modified, Object: mnist(running, "2")}, {Type: watch.Modified, Object: mnist(running, "3")},
+			{Type: watch.Modified, Object: mnist(succeeded, "4")},
+		}, "2"},
+		{"already running", running, waiter.Succeeded, []watch.Event{{Type: watch.Modified, Object: mnist(succeeded, "2")}}, "1"},
+		{"fails before running", created, waiter.Finished, []watch.Event{{Type: watch.Modified, Object: mnist(failed, "2")}}, ""},
+		{"running ends the wait", created, waiter.Running, []watch.Event{{Type: watch.Modified, Object: mnist(running, "2")}}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dyn := jobclienttest.Dynamic()
+			events := tt.events
+			dyn.PrependWatchReactor("tfjobs", func(clienttesting.Action) (bool, watch.Interface, error) {
+				w := watch.NewFakeWithChanSize(len(events), false)
+				for _, ev := range events {
+					w.Action(ev.Type, ev.Object)
+				}
+				events = nil
+				return true, w, nil
+			})
+			var told []string
+			_, err := waiter.Wait(context.Background(), waiter.Request{
+				Dynamic: dyn, Kind: k, GPUResource: config.DefaultGPUResource, Object: mnist(tt.initial, "1"), For: tt.cond, Timeout: 2 * time.Second,
+				Running: func(obj *unstructured.Unstructured) { told = append(told, obj.GetResourceVersion()) },
+			})
+			if c := exit.Code(err); c != exit.OK && c != exit.JobFailed {
+				t.Fatal(err)
+			}
+			if strings.Join(told, ",") != tt.told {
+				t.Errorf("told of versions %q, want %q", told, tt.told)
+			}
+		})
+	}
+}

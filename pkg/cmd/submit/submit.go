@@ -17,6 +17,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
+	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/submit"
@@ -40,6 +41,8 @@ type Options struct {
 	Wait    bool
 	Logs    bool
 	Timeout time.Duration
+	// Notify are --notify and --notify-on, with --wait.
+	Notify cmdutil.NotifyFlags
 
 	// args are the arguments before and after "--", dash where "--" was.
 	args []string
@@ -48,6 +51,8 @@ type Options struct {
 	changed func(flag string) bool
 	// platform is where the job goes (set by Complete).
 	platform platform.Platform
+	// notifier notifies how the wait ended (nil: none; set by Complete).
+	notifier *notify.Notifier
 }
 
 // NewCmdSubmit returns "submit" with a subcommand per kind; runF replaces
@@ -66,11 +71,19 @@ whose "kind" key names the kind (tf, pytorch, ...).
 
 --wait waits for the job to end and exits with its result (0 succeeded, 4
 failed, 5 --timeout ran out), which suits CI; --wait --logs also streams the
-logs of every replica meanwhile, as "easyai logs -f" does.`,
+logs of every replica meanwhile, as "easyai logs -f" does.
+
+--wait --notify URL POSTs how the job ended to a webhook (the job's document
+in a JSON Notification; slack:URL and teams:URL get a one-line message);
+--notify-on running also tells when it starts running. The URLs are never
+printed, and a webhook that fails never changes the exit code: see
+"easyai wait --help" and docs/notifications.md.`,
 		Example: `  easyai submit -f examples/tf-mnist/job.yaml
   easyai submit tf -f job.yaml --dry-run -o yaml
   # in CI: stream the logs, exit with the job's result, keep the final state
-  easyai submit -f job.yaml --wait --logs --timeout 2h -o json > result.json`,
+  easyai submit -f job.yaml --wait --logs --timeout 2h -o json > result.json
+  # tell a Slack channel when the job starts and when it ends
+  easyai submit -f job.yaml --wait --notify slack:https://hooks.slack.com/services/T0/B0/XXXX --notify-on running,finished`,
 		Args: commandAfterDash,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.runCommand(cmd, args, runF)
@@ -165,6 +178,7 @@ func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
 	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
 	fs.DurationVar(&o.Timeout, "timeout", waiter.DefaultTimeout, "with --wait: give up after this long (exit 5)")
+	o.Notify.AddFlags(cmd)
 }
 
 // runCommand collects the command line, reads the job files once (under
@@ -230,6 +244,11 @@ func (o *Options) Validate() error {
 		return exit.UsageErrorf("--wait waits for a submitted job: not with --dry-run")
 	case o.Timeout < 0:
 		return exit.UsageErrorf("--timeout %s: must not be negative", o.Timeout)
+	case (o.changed("notify") || o.changed("notify-on")) && !o.Wait:
+		return exit.UsageErrorf("--notify tells how the wait ends: add --wait")
+	}
+	if err := o.Notify.Validate(waiter.Finished, o.changed("notify-on")); err != nil {
+		return err
 	}
 	return s.Validate()
 }
@@ -262,7 +281,14 @@ func (o *Options) Complete() error {
 		return err
 	}
 	var err error
-	o.platform, err = o.Factory.Platform()
+	if o.platform, err = o.Factory.Platform(); err != nil || !o.Wait {
+		return err
+	}
+	cfg, err := o.Factory.Config()
+	if err != nil {
+		return err
+	}
+	o.notifier, err = o.Notify.Notifier(o.Factory, cfg)
 	return err
 }
 
@@ -293,7 +319,7 @@ func (o *Options) waitFor(ctx context.Context, res *platform.Submitted) error {
 		}
 	}
 	w := cmdutil.Wait{IO: o.IO, Platform: o.platform, Job: res.Job,
-		For: waiter.Finished, Timeout: o.Timeout, Document: document}
+		For: waiter.Finished, Timeout: o.Timeout, Document: document, Notify: o.notifier}
 	if o.Logs {
 		logOut := o.IO.Out
 		if document != nil {

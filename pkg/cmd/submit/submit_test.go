@@ -174,3 +174,29 @@ func TestKindsExplainTheirSubmit(t *testing.T) {
 		t.Errorf("submit mpi: long %q, --workers %q", mpi.Long, mpi.Flags().Lookup("workers").Usage)
 	}
 }
+
+// TestNotifyNeedsWaitAndGoodWebhooks: --notify and --notify-on are checked
+// before the cluster is asked anything, exit 2 naming the flag, never
+// quoting the URL.
+func TestNotifyNeedsWaitAndGoodWebhooks(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tf", "--notify", "https://ci.example.com/s3cr3t", "--", "x"}, "--notify tells how the wait ends: add --wait"},
+		{[]string{"tf", "--notify-on", "failed", "--", "x"}, "add --wait"},
+		{[]string{"tf", "--wait", "--notify", "slack:hooks.slack.com/services/s3cr3t", "--", "x"}, "--notify (webhook 1): not a URL (no scheme)"},
+		{[]string{"-f", "testdata/job.yaml", "--wait", "--notify", "gopher://x/s3cr3t"}, `--notify (webhook 1): scheme "gopher" is neither http nor https`},
+		{[]string{"tf", "--wait", "--notify", "https://ci.example.com/x", "--notify-on", "suspended", "--", "x"}, "--notify-on suspended"},
+		{[]string{"tf", "--wait", "--notify", "https://ci.example.com/x", "--notify-on", "never", "--", "x"}, `--notify-on "never"`},
+	} {
+		_, err := parse(t, tc.args...)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%v: error %v (exit %d), want a usage error with %q", tc.args, err, exit.Code(err), tc.want)
+		}
+	}
+	o, err := parse(t, "tf", "--wait", "--notify", "teams:https://example.webhook.office.com/x", "--notify-on", "running,finished", "--", "x")
+	if err != nil || len(o.Notify.URLs) != 1 || len(o.Notify.On) != 2 {
+		t.Errorf("options %+v, %v", o, err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
@@ -24,9 +25,14 @@ type Options struct {
 	ForArg  string
 	Timeout time.Duration
 	Print   *printers.PrintFlags
+	Notify  cmdutil.NotifyFlags
 
 	// Set by Validate.
 	For waiter.Condition
+	// changed tells which flags the user set.
+	changed func(flag string) bool
+	// notifier notifies the wait's events (nil: none); set by Complete.
+	notifier *notify.Notifier
 }
 
 // NewCmdWait returns the command; runF replaces Complete and Run in tests.
@@ -46,14 +52,31 @@ waits until a suspended job's pods are stopped (see "easyai suspend").
 
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. The final state is
 said on stderr; -o json, -o yaml or a template prints the job's document (as
-"get -o json") on stdout once the wait ended.`,
+"get -o json") on stdout once the wait ended.
+
+--notify URL POSTs how the wait ended to a webhook: the job's document in a
+JSON Notification, or with slack:URL or teams:URL a one-line message for a
+channel's incoming webhook ("tf/mnist in namespace team-a failed after 3m
+(exit code 1 in worker-0)"). --notify-on chooses what is sent: finished
+(success, failure, timeout or deletion), failed (those but success), running
+(the job was seen running; with --for finished it is sent while the wait
+goes on) or suspended (with --for suspended); by default, every way the wait
+can end. The URLs are never printed; the configuration's notify setting
+gives them when --notify is not given, and --notify none sends nothing. A
+webhook that fails is one line on stderr and never changes the exit code
+(docs/notifications.md).`,
 		Example: `  easyai wait mnist
   easyai wait tf/mnist --for running --timeout 10m
-  easyai wait mnist -o json | jq .status.state`,
+  easyai wait mnist -o json | jq .status.state
+  # tell a Slack channel when the job started and when it ended
+  easyai wait mnist --notify slack:https://hooks.slack.com/services/T0/B0/XXXX --notify-on running,finished
+  # POST the final document to a service of your own, only on failure
+  easyai wait mnist --notify https://ci.example.com/hooks/easyai --notify-on failed`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.JobArg = args[0]
+			o.changed = func(flag string) bool { return cmd.Flags().Changed(flag) }
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
@@ -62,6 +85,7 @@ said on stderr; -o json, -o yaml or a template prints the job's document (as
 	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
 	fl.DurationVar(&o.Timeout, "timeout", waiter.DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
 	o.Print.AddFlags(cmd)
+	o.Notify.AddFlags(cmd)
 	conditions := make([]string, len(waiter.Conditions))
 	for i, c := range waiter.Conditions {
 		conditions[i] = string(c)
@@ -83,11 +107,24 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.For = c
+	if err := o.Notify.Validate(c, o.changed != nil && o.changed("notify-on")); err != nil {
+		return err
+	}
 	return o.ParseJob(o.Factory.Kinds)
 }
 
-// Complete resolves the platform.
-func (o *Options) Complete() error { return o.CompletePlatform(o.Factory) }
+// Complete resolves the platform and the webhooks to notify.
+func (o *Options) Complete() error {
+	if err := o.CompletePlatform(o.Factory); err != nil {
+		return err
+	}
+	cfg, err := o.Factory.Config()
+	if err != nil {
+		return err
+	}
+	o.notifier, err = o.Notify.Notifier(o.Factory, cfg)
+	return err
+}
 
 // Run finds the job and waits for it.
 func (o *Options) Run(ctx context.Context) error {
@@ -96,6 +133,6 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	w := cmdutil.Wait{IO: o.IO, Platform: o.Platform, Job: job,
-		For: o.For, Timeout: o.Timeout, Document: o.Print.Document()}
+		For: o.For, Timeout: o.Timeout, Document: o.Print.Document(), Notify: o.notifier}
 	return w.Run(ctx)
 }

@@ -320,10 +320,20 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	if err != nil {
 		return nil, err
 	}
-	res, err := waiter.Wait(ctx, waiter.Request{
+	wr := waiter.Request{
 		Dynamic: client.Dynamic, Kind: h.kind, GPUResource: client.GPUResource,
 		Object: h.obj, For: req.For, Timeout: req.Timeout, Now: p.Now,
-	})
+	}
+	if req.Started != nil {
+		wr.Running = func(obj *unstructured.Unstructured) {
+			var doc *jobclient.Document
+			if req.Document {
+				doc, _ = p.documentOf(ctx, h.kind, obj)
+			}
+			req.Started(doc)
+		}
+	}
+	res, err := waiter.Wait(ctx, wr)
 	if res == nil {
 		return nil, err
 	}
@@ -331,17 +341,20 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	if !req.Document || exit.Code(err) == exit.Interrupted {
 		return waited, err
 	}
-	// A fresh context: the wait's may have run out, the document is still due.
+	waited.Document, waited.DocumentErr = p.documentOf(ctx, h.kind, res.Object)
+	return waited, err
+}
+
+// documentOf is get's document of the job as obj is, read under a context
+// of its own: the wait's may have run out, the document is still due.
+func (p *Platform) documentOf(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*jobclient.Document, error) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	final, ferr := p.JobOf(h.kind, res.Object)
-	if ferr == nil {
-		waited.Document, ferr = p.Describe(dctx, final)
+	job, err := p.JobOf(k, obj)
+	if err != nil {
+		return nil, err
 	}
-	if err == nil {
-		err = ferr
-	}
-	return waited, err
+	return p.Describe(dctx, job)
 }
 
 // Logs follows the logs of every replica of the job until it ends.

@@ -372,6 +372,7 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 		maxPause = 15 * time.Second
 	}
 	current := job
+	sawRunning := false
 	for {
 		// waited is how the wait ended, as last seen.
 		waited := func() *platform.Waited {
@@ -384,6 +385,14 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 		done, werr := reached(current, req.For)
 		if done {
 			return waited(), werr
+		}
+		if current.Item.Status.State == jobmodel.Running && !sawRunning && req.Started != nil {
+			sawRunning = true
+			var doc *jobclient.Document
+			if req.Document {
+				doc, _ = p.Describe(ctx, current)
+			}
+			req.Started(doc)
 		}
 		timer := time.NewTimer(pause + rand.N(pause/2+1))
 		select {
