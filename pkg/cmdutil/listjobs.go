@@ -16,9 +16,18 @@ import (
 // is skipped quietly (said at -v 1). On a timaker cluster it fails with
 // the factory's one line: the commands that use it need Kubernetes.
 func ListJobs(ctx context.Context, f *Factory, opts jobclient.ListOptions) (namespace string, jobs []jobclient.Job, err error) {
+	return ListJobsIn(ctx, f, opts, false)
+}
+
+// ListJobsIn is ListJobs, in every namespace when allNamespaces (-A; the
+// namespace returned is then "").
+func ListJobsIn(ctx context.Context, f *Factory, opts jobclient.ListOptions, allNamespaces bool) (namespace string, jobs []jobclient.Job, err error) {
 	ns, client, err := NamespacedJobs(f)
 	if err != nil {
 		return "", nil, err
+	}
+	if allNamespaces {
+		ns = ""
 	}
 	opts.Namespace = ns
 	res, err := client.List(ctx, opts)
@@ -29,7 +38,11 @@ func ListJobs(ctx context.Context, f *Factory, opts jobclient.ListOptions) (name
 		klog.V(1).Infof("%v, skipped", kube.NotInstalledError(k))
 	}
 	for _, k := range res.Refused {
-		fmt.Fprintf(f.IOStreams.ErrOut, "Warning: cannot list %s in %s: forbidden\n", k.Resource().Resource, ns)
+		where := ns
+		if ns == "" {
+			where = "every namespace"
+		}
+		fmt.Fprintf(f.IOStreams.ErrOut, "Warning: cannot list %s in %s: forbidden\n", k.Resource().Resource, where)
 	}
 	return ns, res.Jobs, nil
 }

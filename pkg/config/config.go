@@ -34,6 +34,8 @@ const (
 	KeyStorage         = "storage"
 	KeyNotify          = "notify"
 	KeyNotebookImage   = "notebook-image"
+	KeyGPUResources    = "gpu-resources"
+	KeyPreemptible     = "preemptible-priority-class"
 )
 
 // Keys lists every key with what it means, for help and validation.
@@ -48,6 +50,8 @@ var Keys = map[string]string{
 	KeyStorage:         "the team's shared storage of jobs submitted without --storage, and of upload: pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix] (docs/storage.md)",
 	KeyNotebookImage:   "image of notebooks created without --image (it must run jupyter lab)",
 	KeyNotify:          "webhooks wait and submit --wait notify without --notify: " + notify.Form + ", separated by spaces; secrets, shown as scheme and host only (docs/notifications.md)",
+	KeyGPUResources:    "more extended resources top node counts as GPUs, besides gpu-resource, comma-separated (e.g. nvidia.com/mig-1g.10gb,amd.com/gpu)",
+	KeyPreemptible:     "the low PriorityClass of jobs submitted with --preemptible",
 	KeyKubeflowBackend: "what serves submit pytorch|jax|xgboost where both are installed: " + BackendTrainingOperator + " (the default: the v1 kinds) or " + BackendTrainer + " (a TrainJob of Kubeflow Trainer v2)",
 }
 
@@ -69,6 +73,11 @@ type Config struct {
 	Labels        map[string]string `json:"labels,omitempty"`
 	FetcherImage  string            `json:"fetcher-image,omitempty"`
 	NotebookImage string            `json:"notebook-image,omitempty"`
+	// GPUResources are more resources top node counts as GPUs (a comma
+	// list; GPUResourceNames resolves it).
+	GPUResources string `json:"gpu-resources,omitempty"`
+	// Preemptible is the PriorityClass of submit --preemptible.
+	Preemptible string `json:"preemptible-priority-class,omitempty"`
 	// Cluster is the default target, one of Clusters; empty means the
 	// kubeconfig's context.
 	Cluster string `json:"cluster,omitempty"`
@@ -106,6 +115,10 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.FetcherImage, true
 	case KeyNotebookImage:
 		return c.NotebookImage, true
+	case KeyGPUResources:
+		return c.GPUResources, true
+	case KeyPreemptible:
+		return c.Preemptible, true
 	case KeyCluster:
 		return c.Cluster, true
 	case KeyKubeflowBackend:
@@ -139,6 +152,10 @@ func (c *Config) set(key string, value any) {
 		c.FetcherImage = value.(string)
 	case KeyNotebookImage:
 		c.NotebookImage = value.(string)
+	case KeyGPUResources:
+		c.GPUResources = value.(string)
+	case KeyPreemptible:
+		c.Preemptible = value.(string)
 	case KeyCluster:
 		c.Cluster = value.(string)
 	case KeyKubeflowBackend:
@@ -287,4 +304,16 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// GPUResourceNames are the resources top node counts as GPUs: gpu-resource
+// first, then gpu-resources' names not already given.
+func (c *Config) GPUResourceNames() []string {
+	names := []string{c.GPUResource}
+	for _, n := range strings.Split(c.GPUResources, ",") {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }

@@ -151,6 +151,8 @@ func TestSetRejectsUnknownKeysAndBadValues(t *testing.T) {
 		{KeyFetcherImage, "busybox\n", []string{"not an image reference"}},
 		{KeyQueue, "Research", []string{"not a queue name"}},
 		{KeyPriorityClass, "high_prio", []string{"not a PriorityClass name"}},
+		{KeyPreemptible, "Low", []string{"not a PriorityClass name"}},
+		{KeyGPUResources, "amd.com/gpu,gpu", []string{`"gpu" is not an extended resource name`}},
 		{KeyStorage, "s3:bucket", []string{`storage "s3:bucket"`, `unknown scheme "s3"`, "pvc:CLAIM[:/prefix]"}},
 		{KeyStorage, "pvc:team:relative", []string{"must be an absolute, clean path"}},
 	} {
@@ -163,7 +165,8 @@ func TestSetRejectsUnknownKeysAndBadValues(t *testing.T) {
 	for key, value := range map[string]string{
 		KeyGPUResource: "nvidia.com/mig-1g.5gb", KeyImage: "registry.example.com:5000/team/img@sha256:0123",
 		KeyQueue: "team-a.gpu", KeyPriorityClass: "high", KeyLabels: "example.com/team=vision,empty=",
-		KeyStorage: "nfs:10.0.0.7:/exports/ml:/vision",
+		KeyStorage: "nfs:10.0.0.7:/exports/ml:/vision", KeyGPUResources: "nvidia.com/mig-1g.10gb, amd.com/gpu",
+		KeyPreemptible: "low",
 	} {
 		if _, err := Set(path, key, value); err != nil {
 			t.Errorf("Set %s %q: %v", key, value, err)
@@ -288,7 +291,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	}
 	want := []string{
 		`--config ` + path + `: line 1: unknown key "imgae" is ignored (did you mean "image"?)`,
-		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, fetcher-image, gpu-resource, image, kubeflow-backend, labels, notebook-image, notify, priority-class, queue, storage)`,
+		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, fetcher-image, gpu-resource, gpu-resources, image, kubeflow-backend, labels, notebook-image, notify, preemptible-priority-class, priority-class, queue, storage)`,
 	}
 	if !reflect.DeepEqual(c.Warnings, want) || c.Queue != "research" || c.Image != "" {
 		t.Errorf("warnings %q, config %+v", c.Warnings, c)
@@ -400,5 +403,15 @@ func TestUnsetKeepsTheFilesComments(t *testing.T) {
 		if got := read(t, path); got != tc.want {
 			t.Errorf("unset %s in %q: %q, want %q", tc.key, tc.content, got, tc.want)
 		}
+	}
+}
+
+// TestGPUResourceNames: gpu-resource first, then each of gpu-resources
+// once.
+func TestGPUResourceNames(t *testing.T) {
+	c := &Config{GPUResource: "nvidia.com/gpu", GPUResources: " amd.com/gpu,nvidia.com/gpu,, nvidia.com/mig-1g.10gb"}
+	want := []string{"nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.10gb"}
+	if got := c.GPUResourceNames(); !reflect.DeepEqual(got, want) {
+		t.Errorf("GPUResourceNames() = %q, want %q", got, want)
 	}
 }

@@ -52,6 +52,12 @@ func checkString(key, value string) error {
 		if !isExtendedResourceName(value) {
 			return errors.New("not an extended resource name: want DOMAIN/NAME outside kubernetes.io, as the device plugin advertises it (e.g. nvidia.com/gpu, amd.com/gpu)")
 		}
+	case KeyGPUResources:
+		for _, n := range strings.Split(value, ",") {
+			if n = strings.TrimSpace(n); !isExtendedResourceName(n) {
+				return fmt.Errorf("%q is not an extended resource name: want a comma-separated list of DOMAIN/NAME outside kubernetes.io (e.g. nvidia.com/mig-1g.10gb,amd.com/gpu)", n)
+			}
+		}
 	case KeyCluster:
 		return CheckClusterName(value)
 	case KeyKubeflowBackend:
@@ -64,10 +70,10 @@ func checkString(key, value string) error {
 		}
 	case KeyNotify:
 		return notify.CheckList(value)
-	case KeyQueue, KeyPriorityClass:
+	case KeyQueue, KeyPriorityClass, KeyPreemptible:
 		if len(validation.IsDNS1123Subdomain(value)) > 0 {
 			what := "queue"
-			if key == KeyPriorityClass {
+			if key != KeyQueue {
 				what = "PriorityClass"
 			}
 			return fmt.Errorf("not a %s name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253", what)

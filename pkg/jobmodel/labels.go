@@ -85,3 +85,23 @@ func LabelSafe(user string) string {
 	}
 	return strings.Trim(s, "._-")
 }
+
+// operatorJobLabels name the job of a pod easyai did not label: the
+// training-operator's, Volcano's and JobSet's (a TrainJob's) job name.
+var operatorJobLabels = []string{"training.kubeflow.org/job-name", "volcano.sh/job-name", "jobset.sigs.k8s.io/jobset-name"}
+
+// JobOfLabels is the job a pod (or its metrics) belongs to, from its
+// labels: easyai's kind and name, else an operator's job name with kind
+// "". Both are "" for a pod of no job. Labels are anyone's to write: use
+// the result to group and print, never to act on.
+func JobOfLabels(labels map[string]string) (kind, name string) {
+	if name := labels[NameLabel]; name != "" {
+		return labels[KindLabel], name
+	}
+	for _, l := range operatorJobLabels {
+		if name := labels[l]; name != "" {
+			return "", name
+		}
+	}
+	return "", ""
+}

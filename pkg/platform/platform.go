@@ -191,6 +191,28 @@ type Resources struct {
 	What  string
 	Rows  []ResourceRow
 	Total ResourceRow
+	// LargestFree is the row with the most GPUs free: the largest block
+	// of GPUs one replica can get (nil when no row has GPUs).
+	LargestFree *FreeBlock
+	// Waiting are the jobs whose pods wait for a node and ask for GPUs
+	// (Kubernetes), largest ask first.
+	Waiting []WaitingJob
+}
+
+// FreeBlock is the GPUs free on one node or pool.
+type FreeBlock struct {
+	Name string  `json:"name"`
+	GPUs float64 `json:"gpus"`
+}
+
+// WaitingJob is a job with pods not yet placed on a node.
+type WaitingJob struct {
+	// Job is NAMESPACE/KIND/NAME, or NAMESPACE/NAME when its kind is not known.
+	Job string `json:"job"`
+	// Pods counts its pods waiting for a node.
+	Pods int `json:"pods"`
+	// GPUsPerPod is the most GPUs one of them asks for.
+	GPUsPerPod float64 `json:"gpusPerPod"`
 }
 
 // ResourceRow is the capacity and use of one node or pool.
@@ -205,6 +227,21 @@ type ResourceRow struct {
 	Memory Amount `json:"memory"`
 	// Pods running on the node (Kubernetes), -1 when not known.
 	Pods int `json:"pods"`
+	// GPUResources is GPUs by extended resource, when more than one is
+	// counted (GPUs is their sum).
+	GPUResources map[string]Amount `json:"gpuResources,omitempty"`
+	// Jobs on the node: NAMESPACE/KIND/NAME (NAMESPACE/NAME when the kind
+	// is not known), sorted (Kubernetes).
+	Jobs []string `json:"jobs,omitempty"`
+	// Usage is what the node uses now, from the metrics API; nil when the
+	// cluster serves none or it may not be read.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is CPU cores and memory bytes in use, as the metrics API measured.
+type Usage struct {
+	CPU    float64 `json:"cpu"`
+	Memory float64 `json:"memory"`
 }
 
 // Amount is a capacity and how much of it is allocated.

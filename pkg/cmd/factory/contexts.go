@@ -107,10 +107,13 @@ func platformFor(f *cmdutil.Factory, name string, notes io.Writer) (platform.Pla
 		return dynamic.NewForConfig(cfg)
 	})
 	jobs := sync.OnceValues(func() (*jobclient.Client, error) { return jobsClientOf(f, restConfig, kc, dyn) })
-	// Its GPU resources (top node) are left to the platform's default:
-	// the jobs client counts a job's GPUs with the configuration's.
+	var gpus []string
+	if cfg, err := f.Config(); err == nil {
+		gpus = cfg.GPUResourceNames()
+	}
 	return &kubeplatform.Platform{
-		Kinds: f.Kinds, Jobs: jobs, Kube: kc, Dynamic: dyn,
+		GPUResources: gpus,
+		Kinds:        f.Kinds, Jobs: jobs, Kube: kc, Dynamic: dyn,
 		Namespace: func() (string, bool, error) { return cmdutil.ResolveNamespace(flags) },
 		User: func(ctx context.Context) (string, error) {
 			client, err := kc()

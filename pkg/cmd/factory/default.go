@@ -123,7 +123,7 @@ func New() *cmdutil.Factory {
 		}
 		return &kubeplatform.Platform{
 			Kinds: f.Kinds, Namespace: f.Namespace, Jobs: f.JobsClient, Kube: f.KubeClient, Dynamic: f.DynamicClient,
-			User: f.User, KubeconfigUser: f.KubeconfigUser, GPUResource: cfg.GPUResource,
+			User: f.User, KubeconfigUser: f.KubeconfigUser, GPUResources: cfg.GPUResourceNames(),
 			Notes: f.IOStreams.ErrOut, Now: f.Now,
 		}, nil
 	})

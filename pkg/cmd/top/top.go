@@ -1,4 +1,5 @@
-// Package top is "easyai top node": where GPUs are free.
+// Package top is "easyai top node" (where GPUs are free) and "easyai top job"
+// (who holds them, and the GPU-hours used).
 package top
 
 import (
@@ -6,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,13 +21,16 @@ import (
 func NewCmdTop(f *cmdutil.Factory, runF func(*NodeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "top",
-		Short: "Show capacity and what is free",
-		Long:  `Show the capacity of the cluster and what is free: "easyai top node".`,
+		Short: "Show capacity, what is free and who holds the GPUs",
+		Long: `Show the capacity of the cluster and what is free ("easyai top node"), and the
+GPUs each job holds and the GPU-hours it used ("easyai top job").`,
 		Example: `  easyai top node
+  easyai top job -A --since 7d
   easyai top node --cluster prod`,
 		Args: cmdutil.NoArgs,
 	}
 	cmd.AddCommand(NewCmdTopNode(f, runF))
+	cmd.AddCommand(NewCmdTopJob(f, nil))
 	return cmd
 }
 
@@ -46,6 +51,10 @@ type Document struct {
 	What       string                 `json:"rows"`
 	Items      []platform.ResourceRow `json:"items"`
 	Total      platform.ResourceRow   `json:"total"`
+	// LargestFree is the node with the most GPUs free.
+	LargestFree *platform.FreeBlock `json:"largestFree,omitempty"`
+	// Waiting are the jobs with pods waiting for a node, asking for GPUs.
+	Waiting []platform.WaitingJob `json:"waiting"`
 }
 
 // NewCmdTopNode returns "top node"; runF replaces Complete and Run in tests.
@@ -57,13 +66,24 @@ func NewCmdTopNode(f *cmdutil.Factory, runF func(*NodeOptions) error) *cobra.Com
 		Aliases: []string{"nodes"},
 		Short:   "Show each node's GPUs, CPU and memory: capacity, allocated, free",
 		Long: `Show each node's GPUs, CPU and memory: what it can give (allocatable), what
-the pods on it request, and what is free, with a total line.
+the pods on it request, and what is free, the jobs on it, and a total line.
 
 On Kubernetes this is one LIST of the nodes (narrowed by -l) and one LIST of
-the pods that have not ended, across namespaces; both need read access to the
-whole cluster, which a user whose rights end at a namespace may lack (the
-error then says so). GPUs are counted as the configuration's gpu-resource
-(nvidia.com/gpu by default).
+the pods that have not ended, across namespaces (a field selector leaves out
+Succeeded and Failed pods); both need read access to the whole cluster, which
+a user whose rights end at a namespace may lack (the error then says so).
+GPUs are counted as the configuration's gpu-resource (nvidia.com/gpu by
+default) plus the resources gpu-resources names (e.g. MIG slices).
+
+CPU USE and MEMORY USE come from the metrics API (metrics-server), one more
+LIST; a cluster without it, or a user who may not read it, gets "-" there.
+JOBS are the jobs with pods on the node (NAMESPACE/KIND/NAME; NAMESPACE/NAME
+for jobs easyai did not submit).
+
+After the table, stderr names the largest free block of GPUs on one node,
+and each job whose pods wait for a node while asking for more GPUs per pod
+than that block: a gang job stays pending until every replica fits.
+-o json has both (largestFree, waiting).
 
 On a timaker cluster (--cluster) the rows are the project's resource pools
 (train and elastic): their total and what is not available, GPUs in GPUs
@@ -103,13 +123,18 @@ func (o *NodeOptions) Run(ctx context.Context) error {
 		if items == nil {
 			items = []platform.ResourceRow{}
 		}
-		return o.Print.PrintDocument(o.IO.Out, Document{APIVersion: "easyai.io/v1", Kind: "Resources", What: res.What, Items: items, Total: res.Total})
+		waiting := res.Waiting
+		if waiting == nil {
+			waiting = []platform.WaitingJob{}
+		}
+		return o.Print.PrintDocument(o.IO.Out, Document{APIVersion: "easyai.io/v1", Kind: "Resources", What: res.What,
+			Items: items, Total: res.Total, LargestFree: res.LargestFree, Waiting: waiting})
 	}
 	if len(res.Rows) == 0 {
 		fmt.Fprintln(o.IO.ErrOut, "No nodes found.")
 		return nil
 	}
-	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), res.What, "GPU TYPE", "GPUS", "GPUS FREE", "CPU", "MEMORY", "PODS")
+	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), res.What, "GPU TYPE", "GPUS", "GPUS FREE", "CPU", "MEMORY", "PODS", "CPU USE", "MEMORY USE", "JOBS")
 	for _, r := range append(res.Rows, res.Total) {
 		gpuType := r.GPUType
 		if gpuType == "" {
@@ -119,14 +144,57 @@ func (o *NodeOptions) Run(ctx context.Context) error {
 		if r.Pods >= 0 {
 			pods = strconv.Itoa(r.Pods)
 		}
+		cpuUse, memoryUse := "-", "-"
+		if r.Usage != nil {
+			cpuUse, memoryUse = cores(r.Usage.CPU), printers.Bytes(int64(r.Usage.Memory))
+		}
 		t.AddRow(r.Name, gpuType,
 			printers.GPUs(r.GPUs.Allocated)+"/"+printers.GPUs(r.GPUs.Capacity),
 			printers.GPUs(r.GPUs.Free()),
 			cores(r.CPU.Allocated)+"/"+cores(r.CPU.Capacity),
 			printers.Bytes(int64(r.Memory.Allocated))+"/"+printers.Bytes(int64(r.Memory.Capacity)),
-			pods)
+			pods, cpuUse, memoryUse, jobList(r.Jobs))
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	o.explainWaiting(res)
+	return nil
+}
+
+// explainWaiting says on stderr where the largest block of free GPUs is,
+// and which waiting jobs ask more per pod than it holds.
+func (o *NodeOptions) explainWaiting(res *platform.Resources) {
+	if res.LargestFree == nil {
+		return
+	}
+	free := res.LargestFree
+	fmt.Fprintf(o.IO.ErrOut, "Largest free block: %s GPUs on %s.\n", printers.GPUs(free.GPUs), free.Name)
+	for _, w := range res.Waiting {
+		if w.GPUsPerPod <= free.GPUs {
+			continue
+		}
+		fmt.Fprintf(o.IO.ErrOut, "%s: %d %s waiting for a node, asking %s GPUs each; no node has that many free.\n",
+			w.Job, w.Pods, plural(w.Pods, "pod", "pods"), printers.GPUs(w.GPUsPerPod))
+	}
+}
+
+// jobList is at most three jobs, then how many more.
+func jobList(jobs []string) string {
+	switch {
+	case len(jobs) == 0:
+		return "-"
+	case len(jobs) <= 3:
+		return strings.Join(jobs, ",")
+	}
+	return strings.Join(jobs[:3], ",") + fmt.Sprintf(",+%d", len(jobs)-3)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // cores prints CPU cores to a thousandth.

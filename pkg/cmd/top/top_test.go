@@ -37,7 +37,9 @@ func nodes() *platform.Resources {
 	gpu := platform.ResourceRow{Name: "gpu-a", GPUType: "A100", Pods: 2,
 		GPUs:   platform.Amount{Capacity: 8, Allocated: 6},
 		CPU:    platform.Amount{Capacity: 64, Allocated: 12.5},
-		Memory: platform.Amount{Capacity: 512 * gib, Allocated: 97 * gib}}
+		Memory: platform.Amount{Capacity: 512 * gib, Allocated: 97 * gib},
+		Jobs:   []string{"team-a/pytorch/bert", "team-a/tf/mnist", "team-b/x", "team-c/tf/y"},
+		Usage:  &platform.Usage{CPU: 3.25, Memory: 40 * gib}}
 	cpu := platform.ResourceRow{Name: "cpu-a", Pods: -1,
 		CPU:    platform.Amount{Capacity: 32, Allocated: 0.3334},
 		Memory: platform.Amount{Capacity: 128 * gib}}
@@ -45,7 +47,9 @@ func nodes() *platform.Resources {
 		GPUs:   gpu.GPUs,
 		CPU:    platform.Amount{Capacity: 96, Allocated: 12.8334},
 		Memory: platform.Amount{Capacity: 640 * gib, Allocated: 97 * gib}}
-	return &platform.Resources{What: "NODE", Rows: []platform.ResourceRow{gpu, cpu}, Total: total}
+	return &platform.Resources{What: "NODE", Rows: []platform.ResourceRow{gpu, cpu}, Total: total,
+		LargestFree: &platform.FreeBlock{Name: "gpu-a", GPUs: 2},
+		Waiting:     []platform.WaitingJob{{Job: "team-d/tf/big", Pods: 4, GPUsPerPod: 4}, {Job: "team-d/tf/small", Pods: 1, GPUsPerPod: 1}}}
 }
 
 // pools are a timaker cluster's two pools, fractions of GPUs in them.
@@ -133,19 +137,21 @@ func TestTopNodeRun(t *testing.T) {
 		stderr string
 	}{
 		{name: "table", tty: true, res: nodes(), stdout: "" +
-			"NODE    GPU TYPE   GPUS   GPUS FREE   CPU         MEMORY               PODS\n" +
-			"gpu-a   A100       6/8    2           12.5/64     97.0 GiB/512.0 GiB   2\n" +
-			"cpu-a   -          0/0    0           0.333/32    0 B/128.0 GiB        -\n" +
-			"total   -          6/8    2           12.833/96   97.0 GiB/640.0 GiB   2\n"},
+			"NODE    GPU TYPE   GPUS   GPUS FREE   CPU         MEMORY               PODS   CPU USE   MEMORY USE   JOBS\n" +
+			"gpu-a   A100       6/8    2           12.5/64     97.0 GiB/512.0 GiB   2      3.25      40.0 GiB     team-a/pytorch/bert,team-a/tf/mnist,team-b/x,+1\n" +
+			"cpu-a   -          0/0    0           0.333/32    0 B/128.0 GiB        -      -         -            -\n" +
+			"total   -          6/8    2           12.833/96   97.0 GiB/640.0 GiB   2      -         -            -\n",
+			stderr: "Largest free block: 2 GPUs on gpu-a.\nteam-d/tf/big: 4 pods waiting for a node, asking 4 GPUs each; no node has that many free.\n"},
 		{name: "tab-separated", tty: false, res: nodes(), stdout: "" +
-			"gpu-a\tA100\t6/8\t2\t12.5/64\t97.0 GiB/512.0 GiB\t2\n" +
-			"cpu-a\t-\t0/0\t0\t0.333/32\t0 B/128.0 GiB\t-\n" +
-			"total\t-\t6/8\t2\t12.833/96\t97.0 GiB/640.0 GiB\t2\n"},
+			"gpu-a\tA100\t6/8\t2\t12.5/64\t97.0 GiB/512.0 GiB\t2\t3.25\t40.0 GiB\tteam-a/pytorch/bert,team-a/tf/mnist,team-b/x,+1\n" +
+			"cpu-a\t-\t0/0\t0\t0.333/32\t0 B/128.0 GiB\t-\t-\t-\t-\n" +
+			"total\t-\t6/8\t2\t12.833/96\t97.0 GiB/640.0 GiB\t2\t-\t-\t-\n",
+			stderr: "Largest free block: 2 GPUs on gpu-a.\nteam-d/tf/big: 4 pods waiting for a node, asking 4 GPUs each; no node has that many free.\n"},
 		{name: "pools", tty: true, res: pools(), stdout: "" +
-			"POOL      GPU TYPE   GPUS    GPUS FREE   CPU    MEMORY              PODS\n" +
-			"train     V100       2.5/8   5.5         8/64   2.0 GiB/256.0 GiB   -\n" +
-			"elastic   -          0/0     0           0/0    0 B/0 B             -\n" +
-			"total     -          2.5/8   5.5         8/64   2.0 GiB/256.0 GiB   -\n"},
+			"POOL      GPU TYPE   GPUS    GPUS FREE   CPU    MEMORY              PODS   CPU USE   MEMORY USE   JOBS\n" +
+			"train     V100       2.5/8   5.5         8/64   2.0 GiB/256.0 GiB   -      -         -            -\n" +
+			"elastic   -          0/0     0           0/0    0 B/0 B             -      -         -            -\n" +
+			"total     -          2.5/8   5.5         8/64   2.0 GiB/256.0 GiB   -      -         -            -\n"},
 		{name: "no nodes", tty: true, res: &platform.Resources{What: "NODE", Total: platform.ResourceRow{Name: "total"}},
 			stderr: "No nodes found.\n"},
 		{name: "no nodes, tab-separated", tty: false, res: &platform.Resources{What: "NODE", Total: platform.ResourceRow{Name: "total"}},
@@ -199,12 +205,17 @@ func TestTopNodeJSON(t *testing.T) {
 			"rows":       "NODE",
 			"items": []any{
 				map[string]any{"name": "gpu-a", "gpuType": "A100", "gpus": amount(8, 6), "cpu": amount(64, 12.5),
-					"memory": amount(512*gib, 97*gib), "pods": 2.0},
+					"memory": amount(512*gib, 97*gib), "pods": 2.0,
+					"jobs":  []any{"team-a/pytorch/bert", "team-a/tf/mnist", "team-b/x", "team-c/tf/y"},
+					"usage": map[string]any{"cpu": 3.25, "memory": 40.0 * gib}},
 				map[string]any{"name": "cpu-a", "gpus": amount(0, 0), "cpu": amount(32, 0.3334),
 					"memory": amount(128*gib, 0), "pods": -1.0},
 			},
 			"total": map[string]any{"name": "total", "gpus": amount(8, 6), "cpu": amount(96, 12.8334),
 				"memory": amount(640*gib, 97*gib), "pods": 2.0},
+			"largestFree": map[string]any{"name": "gpu-a", "gpus": 2.0},
+			"waiting": []any{map[string]any{"job": "team-d/tf/big", "pods": 4.0, "gpusPerPod": 4.0},
+				map[string]any{"job": "team-d/tf/small", "pods": 1.0, "gpusPerPod": 1.0}},
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("document\n%s\nwant\n%v", stdout, want)
@@ -222,7 +233,7 @@ func TestTopNodeJSON(t *testing.T) {
 	want := "{\n  \"apiVersion\": \"easyai.io/v1\",\n  \"kind\": \"Resources\",\n  \"rows\": \"NODE\",\n  \"items\": [],\n" +
 		"  \"total\": {\n    \"name\": \"total\",\n    \"gpus\": {\n      \"capacity\": 0,\n      \"allocated\": 0\n    },\n" +
 		"    \"cpu\": {\n      \"capacity\": 0,\n      \"allocated\": 0\n    },\n    \"memory\": {\n      \"capacity\": 0,\n      \"allocated\": 0\n    },\n" +
-		"    \"pods\": 0\n  }\n}\n"
+		"    \"pods\": 0\n  },\n  \"waiting\": []\n}\n"
 	if stdout.String() != want || stderr.Len() != 0 {
 		t.Errorf("stdout\n%s\nwant\n%s\nstderr %q", stdout, want, stderr)
 	}

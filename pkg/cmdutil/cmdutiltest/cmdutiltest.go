@@ -79,7 +79,7 @@ func Factory(t testing.TB, tty bool, dyn dynamic.Interface, kube kubernetes.Inte
 	f.Platform = func() (platform.Platform, error) {
 		return &kubeplatform.Platform{
 			Kinds: f.Kinds, Namespace: f.Namespace, Jobs: f.JobsClient, Kube: f.KubeClient, Dynamic: f.DynamicClient,
-			User: f.User, KubeconfigUser: f.KubeconfigUser, GPUResource: config.DefaultGPUResource,
+			User: f.User, KubeconfigUser: f.KubeconfigUser, GPUResources: []string{config.DefaultGPUResource},
 			Notes: f.IOStreams.ErrOut, Now: f.Now,
 		}, nil
 	}

@@ -249,6 +249,8 @@ func Dynamic(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	for _, k := range Registry().All() {
 		listKinds[k.Resource()] = k.GroupVersionKind().Kind + "List"
 	}
+	// The metrics API's pod metrics (top job); empty unless a test adds some.
+	listKinds[schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods"}] = "PodMetricsList"
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
 }
 

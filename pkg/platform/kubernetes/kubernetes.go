@@ -38,8 +38,9 @@ type Platform struct {
 	Dynamic        func() (dynamic.Interface, error)
 	User           func(ctx context.Context) (string, error)
 	KubeconfigUser func() (string, error)
-	// GPUResource is the extended resource GPUs are counted as (top node).
-	GPUResource string
+	// GPUResources are the extended resources counted as GPUs (top node);
+	// none: nvidia.com/gpu.
+	GPUResources []string
 	// Notes receives warnings (stderr).
 	Notes io.Writer
 	Now   func() time.Time

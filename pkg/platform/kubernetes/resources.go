@@ -3,13 +3,18 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/platform"
 )
@@ -17,9 +22,13 @@ import (
 // activePods selects the pods that hold resources: not yet ended.
 const activePods = "status.phase!=Succeeded,status.phase!=Failed"
 
-// Resources is each node's allocatable GPUs, CPU and memory and what the
-// pods on it request: one LIST of nodes and one LIST of the pods that have
-// not ended, across namespaces (both need cluster-wide read rights).
+// Resources is each node's allocatable GPUs, CPU and memory, what the pods
+// on it request and the jobs they belong to: one LIST of nodes and one LIST
+// of the pods that have not ended, across namespaces (both need
+// cluster-wide read rights). The pods not yet on a node and asking for GPUs
+// make the waiting jobs. When the cluster serves the metrics API, one more
+// LIST reads each node's usage; without it (or without the right to read
+// it) the usage is left out.
 func (p *Platform) Resources(ctx context.Context, opts platform.ResourceOptions) (*platform.Resources, error) {
 	kc, err := p.Kube()
 	if err != nil {
@@ -33,41 +42,187 @@ func (p *Platform) Resources(ctx context.Context, opts platform.ResourceOptions)
 	if err != nil {
 		return nil, refused(err, "pods in every namespace")
 	}
-	gpu := corev1.ResourceName(p.GPUResource)
+	gpus := p.gpuResources()
 	rows := map[string]*platform.ResourceRow{}
+	jobs := map[string]map[string]bool{}
 	res := &platform.Resources{What: "NODE", Total: platform.ResourceRow{Name: "total"}}
 	for _, n := range nodes.Items {
 		alloc := n.Status.Allocatable
 		row := &platform.ResourceRow{
 			Name:    n.Name,
 			GPUType: n.Labels["nvidia.com/gpu.product"],
-			GPUs:    platform.Amount{Capacity: quantity(alloc, gpu)},
 			CPU:     platform.Amount{Capacity: quantity(alloc, corev1.ResourceCPU)},
 			Memory:  platform.Amount{Capacity: quantity(alloc, corev1.ResourceMemory)},
 		}
+		for _, g := range gpus {
+			if c := quantity(alloc, g); c > 0 || len(gpus) == 1 {
+				row.GPUs.Capacity += c
+				addGPUs(row, gpus, g, platform.Amount{Capacity: c})
+			}
+		}
 		rows[n.Name] = row
+		jobs[n.Name] = map[string]bool{}
 	}
+	waiting := map[string]*platform.WaitingJob{}
 	for i := range pods.Items {
 		pod := &pods.Items[i]
+		req := podRequests(pod)
+		if pod.Spec.NodeName == "" {
+			addWaiting(waiting, pod, req, gpus)
+			continue
+		}
 		row, ok := rows[pod.Spec.NodeName]
 		if !ok {
 			continue
 		}
-		req := podRequests(pod)
-		row.GPUs.Allocated += quantity(req, gpu)
+		for _, g := range gpus {
+			if a := quantity(req, g); a > 0 {
+				row.GPUs.Allocated += a
+				addGPUs(row, gpus, g, platform.Amount{Allocated: a})
+			}
+		}
 		row.CPU.Allocated += quantity(req, corev1.ResourceCPU)
 		row.Memory.Allocated += quantity(req, corev1.ResourceMemory)
 		row.Pods++
+		if job := jobOfPod(pod); job != "" {
+			jobs[pod.Spec.NodeName][job] = true
+		}
 	}
-	for _, row := range rows {
+	usage := p.nodeUsage(ctx)
+	for name, row := range rows {
+		row.Jobs = slices.Sorted(maps.Keys(jobs[name]))
+		if u, ok := usage[name]; ok {
+			row.Usage = &u
+		}
 		res.Rows = append(res.Rows, *row)
 		res.Total.GPUs.Add(row.GPUs)
 		res.Total.CPU.Add(row.CPU)
 		res.Total.Memory.Add(row.Memory)
 		res.Total.Pods += row.Pods
+		for g, a := range row.GPUResources {
+			addGPUs(&res.Total, gpus, corev1.ResourceName(g), a)
+		}
+		if row.Usage != nil {
+			if res.Total.Usage == nil {
+				res.Total.Usage = &platform.Usage{}
+			}
+			res.Total.Usage.CPU += row.Usage.CPU
+			res.Total.Usage.Memory += row.Usage.Memory
+		}
 	}
 	sort.Slice(res.Rows, func(i, j int) bool { return res.Rows[i].Name < res.Rows[j].Name })
+	for _, row := range res.Rows {
+		if row.GPUs.Capacity > 0 && (res.LargestFree == nil || row.GPUs.Free() > res.LargestFree.GPUs) {
+			res.LargestFree = &platform.FreeBlock{Name: row.Name, GPUs: row.GPUs.Free()}
+		}
+	}
+	for _, w := range waiting {
+		res.Waiting = append(res.Waiting, *w)
+	}
+	sort.Slice(res.Waiting, func(i, j int) bool {
+		a, b := res.Waiting[i], res.Waiting[j]
+		if a.GPUsPerPod != b.GPUsPerPod {
+			return a.GPUsPerPod > b.GPUsPerPod
+		}
+		return a.Job < b.Job
+	})
 	return res, nil
+}
+
+// gpuResources are the resources counted as GPUs: the configured ones, else
+// nvidia.com/gpu.
+func (p *Platform) gpuResources() []corev1.ResourceName {
+	names := p.GPUResources
+	if len(names) == 0 {
+		names = []string{"nvidia.com/gpu"}
+	}
+	out := make([]corev1.ResourceName, len(names))
+	for i, n := range names {
+		out[i] = corev1.ResourceName(n)
+	}
+	return out
+}
+
+// addGPUs adds a to row's amount of resource g, kept by resource only when
+// more than one resource is counted as GPUs.
+func addGPUs(row *platform.ResourceRow, gpus []corev1.ResourceName, g corev1.ResourceName, a platform.Amount) {
+	if len(gpus) < 2 {
+		return
+	}
+	if row.GPUResources == nil {
+		row.GPUResources = map[string]platform.Amount{}
+	}
+	cur := row.GPUResources[string(g)]
+	cur.Add(a)
+	row.GPUResources[string(g)] = cur
+}
+
+// addWaiting counts a pod not yet on a node under its job, when it asks for
+// GPUs: what keeps a gang from starting is a replica larger than any free
+// block.
+func addWaiting(waiting map[string]*platform.WaitingJob, pod *corev1.Pod, req corev1.ResourceList, gpus []corev1.ResourceName) {
+	var n float64
+	for _, g := range gpus {
+		n += quantity(req, g)
+	}
+	if n == 0 {
+		return
+	}
+	job := jobOfPod(pod)
+	if job == "" {
+		job = pod.Namespace + "/pod/" + pod.Name
+	}
+	w := waiting[job]
+	if w == nil {
+		w = &platform.WaitingJob{Job: job}
+		waiting[job] = w
+	}
+	w.Pods++
+	w.GPUsPerPod = max(w.GPUsPerPod, n)
+}
+
+// jobOfPod is NAMESPACE/KIND/NAME of the job a pod belongs to, or
+// NAMESPACE/NAME when its kind is not known; "" for a pod of no job.
+func jobOfPod(pod *corev1.Pod) string {
+	kind, name := jobmodel.JobOfLabels(pod.Labels)
+	switch {
+	case name == "":
+		return ""
+	case kind == "":
+		return pod.Namespace + "/" + name
+	}
+	return pod.Namespace + "/" + kind + "/" + name
+}
+
+// NodeMetrics are the metrics API's node usage (metrics-server).
+var NodeMetrics = schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "nodes"}
+
+// nodeUsage is each node's CPU and memory in use by the metrics API; empty
+// when the cluster serves no metrics API or the user may not read it (the
+// columns then show "-", never an error).
+func (p *Platform) nodeUsage(ctx context.Context) map[string]platform.Usage {
+	if p.Dynamic == nil {
+		return nil
+	}
+	dyn, err := p.Dynamic()
+	if err != nil {
+		return nil
+	}
+	list, err := dyn.Resource(NodeMetrics).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	out := map[string]platform.Usage{}
+	for _, item := range list.Items {
+		usage, _, _ := unstructured.NestedStringMap(item.Object, "usage")
+		cpu, cerr := resource.ParseQuantity(usage["cpu"])
+		mem, merr := resource.ParseQuantity(usage["memory"])
+		if cerr != nil || merr != nil {
+			continue
+		}
+		out[item.GetName()] = platform.Usage{CPU: cpu.AsApproximateFloat64(), Memory: mem.AsApproximateFloat64()}
+	}
+	return out
 }
 
 // quantity is the amount of r in list: GPUs and CPU cores as numbers,

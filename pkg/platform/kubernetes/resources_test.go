@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -10,8 +11,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -53,14 +57,23 @@ func pod(ns, name, nodeName string, containers ...corev1.Container) *corev1.Pod 
 	}
 }
 
+// labelled is pod with labels of key, value pairs.
+func labelled(p *corev1.Pod, pairs ...string) *corev1.Pod {
+	p.Labels = map[string]string{}
+	for i := 0; i < len(pairs); i += 2 {
+		p.Labels[pairs[i]] = pairs[i+1]
+	}
+	return p
+}
+
 func container(requests, limits corev1.ResourceList) corev1.Container {
 	return corev1.Container{Name: "c", Image: "i", Resources: corev1.ResourceRequirements{Requests: requests, Limits: limits}}
 }
 
 func platformOn(kc kubernetes.Interface) *Platform {
 	return &Platform{
-		Kube:        func() (kubernetes.Interface, error) { return kc, nil },
-		GPUResource: "nvidia.com/gpu",
+		Kube:         func() (kubernetes.Interface, error) { return kc, nil },
+		GPUResources: []string{"nvidia.com/gpu"},
 	}
 }
 
@@ -79,18 +92,25 @@ func TestResources(t *testing.T) {
 		node("gpu-a", gpuLabels, "8", "64", "512Gi"),
 		node("gpu-b", gpuLabels, "8", "64", "512Gi"),
 		node("cpu-a", map[string]string{"pool": "cpu"}, "", "32", "128Gi"),
-		// Two containers with requests.
-		pod("team-a", "train-0", "gpu-a",
+		// Two containers with requests; both pods of one job easyai submitted.
+		labelled(pod("team-a", "train-0", "gpu-a",
 			container(resources("nvidia.com/gpu", "4", "cpu", "8", "memory", "64Gi"), resources("nvidia.com/gpu", "4", "cpu", "16", "memory", "64Gi")),
-			container(resources("cpu", "500m", "memory", "1Gi"), nil)),
+			container(resources("cpu", "500m", "memory", "1Gi"), nil)), "easyai.io/job-name", "mnist", "easyai.io/kind", "tf"),
 		// Limits only: the API server makes them the requests.
-		pod("team-a", "train-1", "gpu-a", container(nil, resources("nvidia.com/gpu", "2", "cpu", "4", "memory", "32Gi"))),
+		labelled(pod("team-a", "train-1", "gpu-a", container(nil, resources("nvidia.com/gpu", "2", "cpu", "4", "memory", "32Gi"))),
+			"easyai.io/job-name", "mnist", "easyai.io/kind", "tf"),
+		// A job of the training-operator's that easyai did not submit.
+		labelled(pod("team-b", "other-0", "gpu-b", container(resources("cpu", "100m"), nil)), "training.kubeflow.org/job-name", "other"),
 		withInit,
 		withOverhead,
 		// No requests at all: counted as a pod only.
 		pod("team-c", "idle", "cpu-a", container(nil, nil)),
-		// Not scheduled yet, and on a node that is not listed.
+		// Not scheduled yet, and on a node that is not listed; only those
+		// asking for GPUs wait for them.
 		pod("team-c", "pending", "", container(resources("cpu", "1"), nil)),
+		labelled(pod("team-c", "big-0", "", container(resources("nvidia.com/gpu", "8"), nil)), "volcano.sh/job-name", "big"),
+		labelled(pod("team-c", "big-1", "", container(resources("nvidia.com/gpu", "8"), nil)), "volcano.sh/job-name", "big"),
+		labelled(pod("team-c", "small-0", "", container(resources("nvidia.com/gpu", "1"), nil)), "easyai.io/job-name", "small"),
 		pod("team-c", "elsewhere", "gone", container(resources("cpu", "1"), nil)),
 	)
 	res, err := platformOn(kc).Resources(context.Background(), platform.ResourceOptions{})
@@ -102,9 +122,11 @@ func TestResources(t *testing.T) {
 		{Name: "gpu-a", GPUType: "A100-SXM4-80GB", Pods: 2,
 			GPUs:   platform.Amount{Capacity: 8, Allocated: 6},
 			CPU:    platform.Amount{Capacity: 64, Allocated: 12.5},
-			Memory: platform.Amount{Capacity: 512 * gib, Allocated: 97 * gib}},
-		{Name: "gpu-b", GPUType: "A100-SXM4-80GB", Pods: 2,
-			CPU:    platform.Amount{Capacity: 64, Allocated: 3 + 0.5 + 0.25},
+			Memory: platform.Amount{Capacity: 512 * gib, Allocated: 97 * gib},
+			Jobs:   []string{"team-a/tf/mnist"}},
+		{Name: "gpu-b", GPUType: "A100-SXM4-80GB", Pods: 3,
+			Jobs:   []string{"team-b/other"},
+			CPU:    platform.Amount{Capacity: 64, Allocated: 3 + 0.5 + 0.25 + 0.1},
 			Memory: platform.Amount{Capacity: 512 * gib, Allocated: 1*gib + 128<<20},
 			GPUs:   platform.Amount{Capacity: 8}},
 	}
@@ -112,16 +134,25 @@ func TestResources(t *testing.T) {
 		t.Fatalf("resources %+v", res)
 	}
 	for i := range want {
-		if res.Rows[i] != want[i] {
+		if !reflect.DeepEqual(res.Rows[i], want[i]) {
 			t.Errorf("row %d: %+v\nwant %+v", i, res.Rows[i], want[i])
 		}
 	}
-	total := platform.ResourceRow{Name: "total", Pods: 5,
+	total := platform.ResourceRow{Name: "total", Pods: 6,
 		GPUs:   platform.Amount{Capacity: 16, Allocated: 6},
-		CPU:    platform.Amount{Capacity: 160, Allocated: 16.25},
+		CPU:    platform.Amount{Capacity: 160, Allocated: 16.35},
 		Memory: platform.Amount{Capacity: 1152 * gib, Allocated: 98*gib + 128<<20}}
-	if res.Total != total {
+	if !reflect.DeepEqual(res.Total, total) {
 		t.Errorf("total %+v\nwant %+v", res.Total, total)
+	}
+	// The largest block is on gpu-b, 8 GPUs: the job asking 8 per pod
+	// could start there one pod at a time, which is what a gang cannot.
+	if res.LargestFree == nil || *res.LargestFree != (platform.FreeBlock{Name: "gpu-b", GPUs: 8}) {
+		t.Errorf("largest free block %+v", res.LargestFree)
+	}
+	wantWaiting := []platform.WaitingJob{{Job: "team-c/big", Pods: 2, GPUsPerPod: 8}, {Job: "team-c/small", Pods: 1, GPUsPerPod: 1}}
+	if !reflect.DeepEqual(res.Waiting, wantWaiting) {
+		t.Errorf("waiting %+v\nwant %+v", res.Waiting, wantWaiting)
 	}
 	// One LIST of nodes and one of the pods that hold resources, across
 	// namespaces.
@@ -167,7 +198,7 @@ func TestResourcesOfNoNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != 0 || res.Total != (platform.ResourceRow{Name: "total"}) {
+	if len(res.Rows) != 0 || !reflect.DeepEqual(res.Total, platform.ResourceRow{Name: "total"}) || res.LargestFree != nil || res.Waiting != nil {
 		t.Errorf("resources %+v", res)
 	}
 }
@@ -203,5 +234,68 @@ func TestResourcesRefused(t *testing.T) {
 	_, err := platformOn(kc).Resources(context.Background(), platform.ResourceOptions{})
 	if err == nil || !strings.HasPrefix(err.Error(), "listing nodes: ") || !strings.Contains(err.Error(), "restarting") {
 		t.Errorf("an unavailable API server: %v", err)
+	}
+}
+
+// TestResourcesUsageAndGPUResources: the metrics API's usage per node and
+// in the total; several resources counted as GPUs, kept by resource.
+func TestResourcesUsageAndGPUResources(t *testing.T) {
+	mig := node("mig-a", nil, "", "16", "64Gi")
+	mig.Status.Allocatable["nvidia.com/mig-1g.10gb"] = resource.MustParse("7")
+	kc := kubefake.NewClientset(
+		node("gpu-a", nil, "8", "64", "512Gi"), mig,
+		pod("team-a", "a", "gpu-a", container(resources("nvidia.com/gpu", "2"), nil)),
+		pod("team-a", "b", "mig-a", container(resources("nvidia.com/mig-1g.10gb", "3"), nil)),
+	)
+	metrics := func(name, cpu, memory string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "metrics.k8s.io/v1beta1", "kind": "NodeMetrics",
+			"metadata": map[string]any{"name": name},
+			"usage":    map[string]any{"cpu": cpu, "memory": memory},
+		}}
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{NodeMetrics: "NodeMetricsList"})
+	for _, m := range []*unstructured.Unstructured{metrics("gpu-a", "1500m", "2Gi"), metrics("mig-a", "250m", "1Gi")} {
+		// The resource is "nodes", which the fake would not guess from the kind.
+		if err := dyn.Tracker().Create(NodeMetrics, m, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := platformOn(kc)
+	p.GPUResources = []string{"nvidia.com/gpu", "nvidia.com/mig-1g.10gb"}
+	p.Dynamic = func() (dynamic.Interface, error) { return dyn, nil }
+	res, err := p.Resources(context.Background(), platform.ResourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 2 {
+		t.Fatalf("rows %+v", res.Rows)
+	}
+	gpu, migRow := res.Rows[0], res.Rows[1]
+	if gpu.GPUs != (platform.Amount{Capacity: 8, Allocated: 2}) || migRow.GPUs != (platform.Amount{Capacity: 7, Allocated: 3}) {
+		t.Errorf("GPUs %+v and %+v", gpu.GPUs, migRow.GPUs)
+	}
+	wantMig := map[string]platform.Amount{"nvidia.com/mig-1g.10gb": {Capacity: 7, Allocated: 3}}
+	if !reflect.DeepEqual(migRow.GPUResources, wantMig) {
+		t.Errorf("mig-a by resource %+v", migRow.GPUResources)
+	}
+	wantTotal := map[string]platform.Amount{"nvidia.com/gpu": {Capacity: 8, Allocated: 2}, "nvidia.com/mig-1g.10gb": {Capacity: 7, Allocated: 3}}
+	if !reflect.DeepEqual(res.Total.GPUResources, wantTotal) || res.Total.GPUs != (platform.Amount{Capacity: 15, Allocated: 5}) {
+		t.Errorf("total %+v", res.Total)
+	}
+	if gpu.Usage == nil || *gpu.Usage != (platform.Usage{CPU: 1.5, Memory: 2 * gib}) || res.Total.Usage == nil || res.Total.Usage.CPU != 1.75 {
+		t.Errorf("usage %+v, total %+v", gpu.Usage, res.Total.Usage)
+	}
+
+	// Without the metrics API: no usage, and no error.
+	broken := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{NodeMetrics: "NodeMetricsList"})
+	broken.PrependReactor("list", "nodes", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "metrics.k8s.io", Resource: "nodes"}, "")
+	})
+	p.Dynamic = func() (dynamic.Interface, error) { return broken, nil }
+	res, err = p.Resources(context.Background(), platform.ResourceOptions{})
+	if err != nil || res.Rows[0].Usage != nil || res.Total.Usage != nil {
+		t.Errorf("without metrics: %v, usage %+v", err, res)
 	}
 }

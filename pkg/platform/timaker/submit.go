@@ -33,6 +33,7 @@ var unsupportedFlags = []string{
 	"gang", "max-duration", "ttl-after-finished", "clean-pod-policy", "data", "chart", "retry", "image-pull-policy",
 	"storage", "data-dir", "pretrained-from", "persist-logs", "no-persist-logs", "code", "code-secret",
 	"debug", "debug-task", "debug-timeout", "tensorboard", "jupyter", "code-server", "ssh", "ssh-key", "oversell",
+	"preemptible",
 }
 
 // Submit renders the job as on Kubernetes (the same flags, job files and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -637,14 +638,14 @@ func TestResources(t *testing.T) {
 		CPU:    platform.Amount{Capacity: 64},
 		Memory: platform.Amount{Capacity: 262144 * mib},
 	}
-	if train != want {
+	if !reflect.DeepEqual(train, want) {
 		t.Errorf("train pool %+v, want %+v", train, want)
 	}
-	if elastic := res.Rows[1]; elastic != (platform.ResourceRow{Name: "elastic", Pods: -1}) {
+	if elastic := res.Rows[1]; !reflect.DeepEqual(elastic, platform.ResourceRow{Name: "elastic", Pods: -1}) {
 		t.Errorf("elastic pool %+v, want empty", elastic)
 	}
 	want.Name, want.GPUType = "total", ""
-	if res.Total != want {
+	if !reflect.DeepEqual(res.Total, want) {
 		t.Errorf("total %+v, want %+v", res.Total, want)
 	}
 	for _, req := range f.srv.Requests() {

@@ -1,0 +1,150 @@
+package top
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/printers"
+)
+
+// JobOptions of top job.
+type JobOptions struct {
+	Factory       *cmdutil.Factory
+	IO            *iostreams.IOStreams
+	Print         *printers.PrintFlags
+	AllNamespaces bool
+	Experiment    string
+	User          string
+	Since         cmdutil.Days
+}
+
+// NewCmdTopJob returns "top job"; runF replaces Complete and Run in tests.
+func NewCmdTopJob(f *cmdutil.Factory, runF func(*JobOptions) error) *cobra.Command {
+	o := &JobOptions{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
+		printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
+	cmd := &cobra.Command{
+		Use:     "job",
+		Aliases: []string{"jobs"},
+		Short:   "Show the GPUs each job holds and the GPU-hours it used",
+		Long: `Show, for each running job of the namespace (every namespace with -A), the
+GPUs it holds, how long it has run and its GPU-hours so far (GPUs times hours
+running), the job holding the most GPUs first, and a total line.
+
+--since 7d (or 36h, 1d12h) adds the jobs that ran in that window and have
+ended, from their start and end times, and counts every job's time and
+GPU-hours within the window only: the cost of the last week. A job counts
+the GPUs it asks for over every replica; time suspended after it started
+counts as running.
+
+CPU USE and MEMORY USE are what the job's pods use now, from the metrics API
+(metrics-server), one LIST of pod metrics; a cluster without it, or a user
+who may not read it, gets "-" there. The rest comes from the job objects
+alone, as list: one LIST per kind, none per job.
+
+-o json and -o yaml print a JobUsageList document (docs/output.md).`,
+		Example: `  easyai top job
+  easyai top job -A --since 7d
+  easyai top job --experiment lr-sweep --since 30d -o json | jq '.total.gpuHours'
+  easyai top job --user alice@example.com`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
+		},
+	}
+	o.Print.AddFlags(cmd)
+	fl := cmd.Flags()
+	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "the jobs of every namespace")
+	fl.StringVar(&o.Experiment, "experiment", "", "only the jobs of this experiment")
+	fl.StringVar(&o.User, "user", "", "only the jobs this user submitted")
+	fl.Var(&o.Since, "since", "also the jobs that ended in this window, everything counted within it: 7d, 36h, 1d12h")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *JobOptions) Validate() error {
+	if err := o.Print.Validate(); err != nil {
+		return err
+	}
+	if o.Since.D < 0 {
+		return exit.UsageErrorf("--since %s: must not be negative", o.Since.String())
+	}
+	return jobclient.CheckSelection("", o.Experiment)
+}
+
+// Complete has nothing to resolve: Run lists through the factory's clients.
+func (o *JobOptions) Complete() error { return nil }
+
+// Run lists the jobs and prints what they hold and used.
+func (o *JobOptions) Run(ctx context.Context) error {
+	ns, jobs, err := cmdutil.ListJobsIn(ctx, o.Factory, jobclient.ListOptions{Experiment: o.Experiment, User: o.User}, o.AllNamespaces)
+	if err != nil {
+		return err
+	}
+	now := o.Factory.Now()
+	doc := jobclient.UsageOf(jobs, now, o.Since.D)
+	if len(doc.Items) > 0 {
+		if client, err := o.Factory.JobsClient(); err == nil {
+			if usage := client.JobPodUsage(ctx, ns); usage != nil {
+				for i := range doc.Items {
+					item := &doc.Items[i]
+					if u, ok := usage[item.Namespace+"/"+item.Name]; ok {
+						item.Usage = &u
+					}
+				}
+			}
+		}
+	}
+	if o.Print.IsDocument() {
+		return o.Print.PrintDocument(o.IO.Out, doc)
+	}
+	if len(doc.Items) == 0 {
+		where := "in namespace " + ns
+		if o.AllNamespaces {
+			where = "in any namespace"
+		}
+		if o.Since.D > 0 {
+			fmt.Fprintf(o.IO.ErrOut, "No job ran %s in the last %s.\n", where, printers.HumanDuration(o.Since.D))
+		} else {
+			fmt.Fprintf(o.IO.ErrOut, "No running jobs %s.\n", where)
+		}
+		return nil
+	}
+	headers := []string{"JOB", "USER", "STATUS", "GPUS", "RUNNING", "GPU-HOURS", "CPU USE", "MEMORY USE"}
+	if o.AllNamespaces {
+		headers = append([]string{"NAMESPACE"}, headers...)
+	}
+	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), headers...)
+	for _, u := range doc.Items {
+		cpu, memory := "-", "-"
+		if u.Usage != nil {
+			cpu, memory = cores(u.Usage.CPU), printers.Bytes(int64(u.Usage.Memory))
+		}
+		user := u.User
+		if user == "" {
+			user = "-"
+		}
+		row := []string{u.KindName + "/" + u.Name, user, string(u.State), printers.GPUs(u.GPUsHeld),
+			printers.HumanDuration(time.Duration(u.RunningSeconds) * time.Second), gpuHours(u.GPUHours), cpu, memory}
+		if o.AllNamespaces {
+			row = append([]string{u.Namespace}, row...)
+		}
+		t.AddRow(row...)
+	}
+	total := []string{"total", "", "", printers.GPUs(doc.Total.GPUsHeld), "", gpuHours(doc.Total.GPUHours), "", ""}
+	if o.AllNamespaces {
+		total = append([]string{""}, total...)
+	}
+	t.AddRow(total...)
+	return t.Render()
+}
+
+// gpuHours prints GPU-hours to a tenth.
+func gpuHours(h float64) string { return strconv.FormatFloat(h, 'f', 1, 64) }
