@@ -42,6 +42,7 @@ func AddSubmitFlags(cmd *cobra.Command, v *submit.Flags) {
 	fs.StringVar(&v.ImagePullPolicy, "image-pull-policy", "IfNotPresent", "Always, IfNotPresent or Never")
 	fs.StringVar(&v.ShmSize, "shm-size", "", "size of /dev/shm (a memory volume), e.g. 8Gi")
 	fs.StringVar(&v.Priority, "priority", "", "PriorityClass of the pods (default: the configuration's)")
+	fs.BoolVar(&v.Preemptible, "preemptible", false, "run at the low PriorityClass the configuration names (preemptible-priority-class): jobs of higher priority may preempt it")
 	fs.StringVar(&v.Queue, "queue", "", "Volcano queue (default: the configuration's)")
 	fs.BoolVar(&v.Gang, "gang", false, "gang-schedule all replicas together through a Volcano PodGroup")
 	fs.IntVar(&v.Retry, "retry", 0, "times the job is retried after a failure (backoffLimit)")
@@ -121,7 +122,7 @@ func CompleteSubmission(f *Factory, s *submit.Submission) error {
 		return err
 	}
 	s.Settings = submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource,
-		Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend, Storage: cfg.Storage}
+		Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend, Storage: cfg.Storage, Preemptible: cfg.Preemptible}
 	s.CLIVersion = build.Version
 	if f.IOStreams.CanPrompt() {
 		s.Prompter = f.Prompter

@@ -56,6 +56,8 @@ type Settings struct {
 	KubeflowBackend string
 	// Storage is the default --storage ("": none).
 	Storage string
+	// Preemptible is the low PriorityClass of --preemptible ("": none named).
+	Preemptible string
 }
 
 // Submission is one "easyai submit", as helm's install action is one
@@ -370,7 +372,12 @@ func (s *Submission) fillDefaults(req *Request) error {
 		req.Values = render.MergeMaps(req.Values, map[string]any{"runPolicy": map[string]any{"queue": s.Settings.Queue}})
 	}
 	_, noPriority := req.Kind.(kinds.NoPriorityClass)
-	if p, _ := resolved["priorityClassName"].(string); p == "" && s.Settings.PriorityClass != "" && !noPriority {
+	if s.Flags.Preemptible {
+		if err := s.preemptible(noPriority); err != nil {
+			return err
+		}
+		req.Values["priorityClassName"] = s.Settings.Preemptible
+	} else if p, _ := resolved["priorityClassName"].(string); p == "" && s.Settings.PriorityClass != "" && !noPriority {
 		if err := CheckObjectName("PriorityClass")("the configuration's priority-class", s.Settings.PriorityClass); err != nil {
 			return err
 		}
@@ -439,4 +446,17 @@ func empty(v any) bool {
 		return len(x) == 0
 	}
 	return false
+}
+
+// preemptible checks that --preemptible can be given: the kind takes a
+// PriorityClass and the configuration names the low one.
+func (s *Submission) preemptible(noPriority bool) error {
+	if noPriority {
+		return exit.UsageErrorf("--preemptible: %s jobs take no PriorityClass", s.Kind.Name())
+	}
+	if s.Settings.Preemptible == "" {
+		return exit.WithHint(exit.UsageErrorf("--preemptible: the configuration names no low PriorityClass (preemptible-priority-class)"),
+			"easyai config set preemptible-priority-class NAME, NAME being the low PriorityClass of your cluster (your cluster admin knows it)")
+	}
+	return CheckObjectName("PriorityClass")("the configuration's preemptible-priority-class", s.Settings.Preemptible)
 }

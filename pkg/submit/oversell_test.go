@@ -66,3 +66,36 @@ func TestOversellNeedsALimit(t *testing.T) {
 		}
 	}
 }
+
+// TestPreemptible: --preemptible is the configuration's low PriorityClass;
+// without one named, or with --priority too, exit 2.
+func TestPreemptible(t *testing.T) {
+	s, _ := storageSubmission(t, nil)
+	s.Flags.Preemptible = true
+	s.Settings.PriorityClass, s.Settings.Preemptible = "normal", "spot"
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"Worker"} {
+		if got, _, _ := unstructured.NestedString(res.Object.Object, "spec", "tfReplicaSpecs", role, "template", "spec", "priorityClassName"); got != "spot" {
+			t.Errorf("%s priorityClassName %q, want spot", role, got)
+		}
+	}
+
+	s, _ = storageSubmission(t, nil)
+	s.Flags.Preemptible = true
+	if _, err := s.Run(context.Background()); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "names no low PriorityClass") ||
+		!strings.Contains(exit.Hint(err), "easyai config set preemptible-priority-class") {
+		t.Errorf("no preemptible class configured: %v (hint %q)", err, exit.Hint(err))
+	}
+
+	s, _ = storageSubmission(t, nil)
+	s.Flags.Preemptible, s.Flags.Priority = true, "high"
+	s.Settings.Preemptible = "spot"
+	changed := s.Flags.Changed
+	s.Flags.Changed = func(f string) bool { return f == "priority" || changed(f) }
+	if _, err := s.Run(context.Background()); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--preemptible and --priority high: choose one") {
+		t.Errorf("--preemptible --priority: %v", err)
+	}
+}

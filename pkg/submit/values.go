@@ -43,7 +43,10 @@ type Flags struct {
 	Retry            int
 	MaxDuration      time.Duration
 	// Oversell: cpu and memory requested at their limit divided by it.
-	Oversell         int
+	Oversell int
+	// Preemptible runs the job at the configuration's low PriorityClass
+	// (Settings.Preemptible).
+	Preemptible      bool
 	TTLAfterFinished time.Duration
 	CleanPodPolicy   string
 	Experiment       string
@@ -122,6 +125,9 @@ func (f *Flags) Values() (map[string]any, error) {
 	set("working-dir", "workingDir", f.WorkingDir)
 	set("shm-size", "shmSize", f.ShmSize)
 	set("priority", "priorityClassName", f.Priority)
+	if f.Preemptible && f.Changed("priority") {
+		return nil, exit.UsageErrorf("--preemptible and --priority %s: choose one (--preemptible is the configuration's preemptible-priority-class)", f.Priority)
+	}
 	if f.ShmSize != "" {
 		if err := kinds.CheckQuantity("--shm-size", f.ShmSize); err != nil {
 			return nil, err
