@@ -36,6 +36,7 @@ import (
 	opencmd "github.com/easyai-dev/easyai/pkg/cmd/open"
 	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
 	prunecmd "github.com/easyai-dev/easyai/pkg/cmd/prune"
+	queuecmd "github.com/easyai-dev/easyai/pkg/cmd/queue"
 	reruncmd "github.com/easyai-dev/easyai/pkg/cmd/rerun"
 	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
 	runcmd "github.com/easyai-dev/easyai/pkg/cmd/run"
@@ -152,6 +153,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			deletecmd.NewCmdDelete(f, nil),
 			prunecmd.NewCmdPrune(f, nil),
 			topcmd.NewCmdTop(f, nil),
+			queuecmd.NewCmdQueue(f),
 			runtimescmd.NewCmdRuntimes(f, nil),
 			notebookcmd.NewCmdNotebook(f),
 		}},
