@@ -76,11 +76,15 @@ func (n *NotifyFlags) Validate(c waiter.Condition, onChanged bool) error {
 }
 
 // Notifier is what notifies the wait's events: the --notify webhooks, else
-// the configuration's (cfg.Notify); nil when there are none or --notify
+// the configuration's (notify); nil when there are none or --notify
 // none. --notify-on without any webhook is a usage error.
-func (n *NotifyFlags) Notifier(f *Factory, cfg *config.Config) (*notify.Notifier, error) {
+func (n *NotifyFlags) Notifier(f *Factory) (*notify.Notifier, error) {
 	if n.none {
 		return nil, nil
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
 	}
 	webhooks := n.webhooks
 	if len(webhooks) == 0 && cfg != nil {

@@ -284,11 +284,7 @@ func (o *Options) Complete() error {
 	if o.platform, err = o.Factory.Platform(); err != nil || !o.Wait {
 		return err
 	}
-	cfg, err := o.Factory.Config()
-	if err != nil {
-		return err
-	}
-	o.notifier, err = o.Notify.Notifier(o.Factory, cfg)
+	o.notifier, err = o.Notify.Notifier(o.Factory)
 	return err
 }
 

@@ -118,11 +118,8 @@ func (o *Options) Complete() error {
 	if err := o.CompletePlatform(o.Factory); err != nil {
 		return err
 	}
-	cfg, err := o.Factory.Config()
-	if err != nil {
-		return err
-	}
-	o.notifier, err = o.Notify.Notifier(o.Factory, cfg)
+	var err error
+	o.notifier, err = o.Notify.Notifier(o.Factory)
 	return err
 }
 
