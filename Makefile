@@ -74,5 +74,12 @@ demo: ## Submit the TF example to the local cluster and watch it run to success.
 	hack/demo.sh
 
 .PHONY: bench
-bench: ## Time `easyai list -A` against kubectl on 2,000 TFJobs in a cluster of its own; writes docs/benchmarks.md.
+bench: bench-list bench-submit ## Every benchmark below; writes docs/benchmarks.md.
+
+.PHONY: bench-list
+bench-list: ## Time `easyai list -A` against kubectl on 2,000 TFJobs in a cluster of its own; writes docs/benchmarks.md.
 	test/bench/list.sh
+
+.PHONY: bench-submit
+bench-submit: ## Time submit --dry-run=client of 1,000 workers against `easyai version`, and the render path; writes docs/benchmarks.md.
+	test/bench/submit.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The `easyai list` benchmark (make bench): starts a cluster of its own beside
+# The `easyai list` benchmark (make bench-list, part of make bench): starts a cluster of its own beside
 # the development one, fills it with TFJobs and their pods (test/bench/fill),
 # checks what both tools see, then times `easyai list -A` against
 # `kubectl get tfjobs -A` on the same data, alternating (with a third
@@ -229,7 +229,7 @@ workers each with their 10,000 pods, by `easyai list -A` and by
 slower than kubectl (wall time ratio at most 1.0) while showing more than
 kubectl does (workers ready/total, GPUs, user, duration).
 
-How: `make bench` (test/bench/list.sh) starts a local cluster of its own
+How: `make bench-list` (test/bench/list.sh; `make bench` runs every benchmark) starts a local cluster of its own
 (`.cache/bench-cluster`, ports shifted by 200, without the training-operator
 and Volcano so the objects stay as written), fills it with
 `test/bench/fill` (jobs labelled and annotated as easyai submits them, with
@@ -240,11 +240,11 @@ its output to /dev/null (not a terminal), alternating, under GNU
 of easyai's list apart (`test/bench/profile`), writes the section below and
 stops the cluster.
 
-To rerun: `make bench` (needs `time` and `jq` from Debian; 4 to 5 minutes
+To rerun: `make bench-list` (needs `time` and `jq` from Debian; 4 to 5 minutes
 with the cluster's binaries built, most of it filling). `BENCH_RUNS`,
 `BENCH_JOBS` and `BENCH_KEEP_CLUSTER=1` (keep the cluster to profile it) are
 described at the top of the script. For a CPU profile of easyai's list:
-`BENCH_CPUPROFILE=/tmp/list.pprof make bench`, then
+`BENCH_CPUPROFILE=/tmp/list.pprof make bench-list`, then
 `go tool pprof -top -cum .cache/bench-profile /tmp/list.pprof`.
 The wall time is only comparable on a quiet machine: the load average is
 recorded with each result, and the CPU time is the steadier figure.
