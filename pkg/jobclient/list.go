@@ -3,7 +3,9 @@ package jobclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,15 +186,14 @@ func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions) 
 	list := metav1.ListOptions{LabelSelector: opts.selector(), Limit: PageSize}
 	var out []Job
 	for {
-		items, next, err := c.listPage(ctx, k, opts.Namespace, list)
+		summaries, next, err := c.listPage(ctx, k, opts.Namespace, list)
 		if err != nil {
 			if kube.NotInstalled(err) || kube.Refused(err) {
 				return nil, err
 			}
 			return nil, fmt.Errorf("listing %s: %w", k.GroupVersionKind().Kind, err)
 		}
-		for _, item := range items {
-			s := c.summarize(k, item)
+		for _, s := range summaries {
 			if opts.keeps(&s, s.Annotations[jobmodel.UserAnnotation]) {
 				out = append(out, Job{Kind: k, Summary: s})
 			}
@@ -203,22 +204,24 @@ func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions) 
 	}
 }
 
-// listPage fetches one page of a kind's jobs, each as the JSON the API
-// server sent: through Raw when set (no decoding into generic maps), else
-// through the dynamic client.
-func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions) ([]json.RawMessage, string, error) {
+// listPage fetches one page of a kind's jobs and reads each job's summary:
+// through Raw when set, straight from the response as it streams in (no
+// generic maps, no copy of the page), else through the dynamic client.
+func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions) ([]jobmodel.Summary, string, error) {
 	if c.Raw == nil {
 		page, err := c.Dynamic.Resource(k.Resource()).Namespace(namespace).List(ctx, opts)
 		if err != nil {
 			return nil, "", err
 		}
-		items := make([]json.RawMessage, len(page.Items))
+		out := make([]jobmodel.Summary, len(page.Items))
 		for i := range page.Items {
-			if items[i], err = json.Marshal(page.Items[i].Object); err != nil {
+			item, err := json.Marshal(page.Items[i].Object)
+			if err != nil {
 				return nil, "", err
 			}
+			out[i] = c.summarize(k, item)
 		}
-		return items, page.GetContinue(), nil
+		return out, page.GetContinue(), nil
 	}
 	gvr := k.Resource()
 	path := []string{"apis", gvr.Group, gvr.Version}
@@ -232,23 +235,134 @@ func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, o
 	if opts.Continue != "" {
 		req = req.Param("continue", opts.Continue)
 	}
-	// Result.Error decodes a failure's body into the API server's Status
-	// (DoRaw would say "unknown" for any JSON answer).
-	result := req.Do(ctx)
-	data, err := result.Raw()
+	// Stream turns an answer other than 2xx into the API server's Status
+	// (a 403 stays a Forbidden error, a 404 a NotFound).
+	body, err := req.Stream(ctx)
 	if err != nil {
-		return nil, "", result.Error()
-	}
-	var page struct {
-		Metadata struct {
-			Continue string `json:"continue"`
-		} `json:"metadata"`
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(data, &page); err != nil {
 		return nil, "", err
 	}
-	return page.Items, page.Metadata.Continue, nil
+	defer body.Close()
+	in := &recordingReader{r: body}
+	var out []jobmodel.Summary
+	next, err := readPage(json.NewDecoder(in), func(dec *json.Decoder) error {
+		s, err := c.summarizeNext(k, dec, in)
+		if err == nil {
+			out = append(out, s)
+		}
+		return err
+	})
+	return out, next, err
+}
+
+// recordingReader keeps the first error its reader returned other than
+// io.EOF: after a decode error, it tells a broken stream from a job that
+// did not fit.
+type recordingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *recordingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// readPage reads a LIST's JSON object from dec: its continue token, and
+// each of its items through item, which must consume exactly one.
+func readPage(dec *json.Decoder, item func(*json.Decoder) error) (next string, err error) {
+	if err := expectDelim(dec, '{'); err != nil {
+		return "", err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		switch key, _ := tok.(string); key {
+		case "metadata":
+			var meta struct {
+				Continue string `json:"continue"`
+			}
+			if err := dec.Decode(&meta); err != nil {
+				return "", err
+			}
+			next = meta.Continue
+		case "items":
+			tok, err := dec.Token()
+			if err != nil {
+				return "", err
+			}
+			if tok == nil { // "items": null
+				continue
+			}
+			if d, ok := tok.(json.Delim); !ok || d != '[' {
+				return "", fmt.Errorf("items: got %v, want a list", tok)
+			}
+			for dec.More() {
+				if err := item(dec); err != nil {
+					return "", err
+				}
+			}
+			if err := expectDelim(dec, ']'); err != nil {
+				return "", err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return "", err
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("invalid character after the LIST: %v", tok)
+	}
+	return next, nil
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("invalid character in a LIST: got %v, want %v", tok, want)
+	}
+	return nil
+}
+
+// summarizeNext reads the next item of a page: in one pass when the kind
+// can (kinds.StreamSummarizer), else through its JSON. A job the kind cannot
+// read is shown as Unknown with the reason, as summarize does; an error
+// that leaves the stream unusable (its syntax, its end, a failed read) fails
+// the page.
+func (c *Client) summarizeNext(k kinds.Kind, dec *json.Decoder, in *recordingReader) (jobmodel.Summary, error) {
+	sk, ok := k.(kinds.StreamSummarizer)
+	if !ok {
+		var item json.RawMessage
+		if err := dec.Decode(&item); err != nil {
+			return jobmodel.Summary{}, err
+		}
+		return c.summarize(k, item), nil
+	}
+	s, err := sk.SummarizeNext(dec, c.GPUResource)
+	if err == nil {
+		return s, nil
+	}
+	var syntax *json.SyntaxError
+	if in.err != nil || errors.As(err, &syntax) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return jobmodel.Summary{}, err
+	}
+	s.Status = jobmodel.Status{State: jobmodel.Unknown, Reason: "Unreadable", Message: err.Error()}
+	return s, nil
 }
 
 // summarize reads a job's summary; a job the kind cannot read is shown as

@@ -193,3 +193,58 @@ func TestPlainWebServerIsNoAPIServer(t *testing.T) {
 		t.Errorf("list on a server answering HTML: %v", err)
 	}
 }
+
+// TestListStreamReadsEachJobOnce: a page read as it streams in; a job whose
+// fields do not fit (a count that is a string, a time that does not parse)
+// is listed as Unknown with the reason and the others are read; "items":
+// null is no job; a page cut short fails the list.
+func TestListStreamReadsEachJobOnce(t *testing.T) {
+	job := func(name, extra string) string {
+		return `{"apiVersion":"kubeflow.org/v1","kind":"TFJob","metadata":{"name":"` + name + `","namespace":"team-a","creationTimestamp":"2026-01-01T00:00:00Z"},` +
+			`"spec":{"tfReplicaSpecs":{"Worker":{"replicas":2,"template":{"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}}}` + extra + `}`
+	}
+	var body string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/apis/kubeflow.org/v1/namespaces/team-a/tfjobs" {
+			status(w, 404, "NotFound", "404 page not found")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	}))
+	defer server.Close()
+	tf, _ := jobclienttest.Registry().Lookup("tf")
+	list := func() (*jobclient.ListResult, error) {
+		return rawClient(t, server.URL).List(t.Context(), jobclient.ListOptions{Namespace: "team-a", Kinds: []kinds.Kind{tf}})
+	}
+
+	body = `{"kind":"TFJobList","apiVersion":"kubeflow.org/v1","metadata":{"resourceVersion":"7"},"items":[` +
+		job("a", "") + "," +
+		strings.Replace(job("b", ""), `"replicas":2`, `"replicas":"two"`, 1) + "," +
+		job("c", `,"status":{"startTime":"yesterday"}`) + "," +
+		job("d", "") + `],"extra":{"x":[1,2]}}`
+	res, err := list()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, j := range res.Jobs {
+		got[j.Summary.Name] = string(j.Summary.Status.State) + " " + j.Summary.Status.Reason
+		if (j.Summary.Name == "a" || j.Summary.Name == "d") && (j.Summary.Workers.Total != 2 || j.Summary.GPUs != 2) {
+			t.Errorf("%s: %+v", j.Summary.Name, j.Summary)
+		}
+	}
+	want := map[string]string{"a": "Pending NotReconciled", "b": "Unknown Unreadable", "c": "Unknown Unreadable", "d": "Pending NotReconciled"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("jobs %v, want %v", got, want)
+	}
+
+	body = `{"kind":"TFJobList","metadata":{},"items":null}`
+	if res, err := list(); err != nil || len(res.Jobs) != 0 {
+		t.Errorf("items null: %v, %+v", err, res)
+	}
+	body = `{"kind":"TFJobList","metadata":{},"items":[` + job("a", "") + `,{"metadata":{"name":"b"`
+	if _, err := list(); err == nil {
+		t.Error("a page cut short was listed")
+	}
+}

@@ -208,6 +208,15 @@ type JSONSummarizer interface {
 	SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error)
 }
 
+// StreamSummarizer is a kind that reads list's view of a job straight from
+// a LIST's stream of items, in one pass (no copy of the job's JSON first).
+// On an error that wraps the decoder's, the summary names the job as far as
+// it was read; whether the stream can go on is the caller's to tell (a
+// syntax error or a failed read ends it; a value that did not fit does not).
+type StreamSummarizer interface {
+	SummarizeNext(dec *json.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error)
+}
+
 // SummarizeObject is a kind's Summarize through its SummarizeJSON: the
 // object as the API server would send it.
 func SummarizeObject(k JSONSummarizer, obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error) {

@@ -96,10 +96,50 @@ func StrictDecode(obj *unstructured.Unstructured, into runtime.Object) (runtime.
 // straight from JSON: no generic maps, no managedFields, and of each role
 // only its replica count and the resources of its containers.
 type listed struct {
-	Kind     string                     `json:"kind"`
-	Metadata jobmodel.ObjectMeta        `json:"metadata"`
-	Spec     map[string]json.RawMessage `json:"spec"`
-	Status   kubeflowv1.JobStatus       `json:"status"`
+	Kind     string               `json:"kind"`
+	Metadata jobmodel.ObjectMeta  `json:"metadata"`
+	Spec     listedSpec           `json:"spec"`
+	Status   kubeflowv1.JobStatus `json:"status"`
+}
+
+// listedSpec has the replica map of every training-operator kind under its
+// own field, so that a job is read in one pass (each kind then takes its
+// own, Shape.ReplicaSpecsField); replicaSpecsFields lists them, and a test
+// fails when a kind's field is not one of them.
+type listedSpec struct {
+	RunPolicy kubeflowv1.RunPolicy     `json:"runPolicy"`
+	TF        map[string]listedReplica `json:"tfReplicaSpecs"`
+	PyTorch   map[string]listedReplica `json:"pytorchReplicaSpecs"`
+	MPI       map[string]listedReplica `json:"mpiReplicaSpecs"`
+	XGBoost   map[string]listedReplica `json:"xgbReplicaSpecs"`
+	Paddle    map[string]listedReplica `json:"paddleReplicaSpecs"`
+	JAX       map[string]listedReplica `json:"jaxReplicaSpecs"`
+}
+
+// replicas is the replica map of field.
+func (s *listedSpec) replicas(field string) (map[string]listedReplica, bool) {
+	switch field {
+	case "tfReplicaSpecs":
+		return s.TF, true
+	case "pytorchReplicaSpecs":
+		return s.PyTorch, true
+	case "mpiReplicaSpecs":
+		return s.MPI, true
+	case "xgbReplicaSpecs":
+		return s.XGBoost, true
+	case "paddleReplicaSpecs":
+		return s.Paddle, true
+	case "jaxReplicaSpecs":
+		return s.JAX, true
+	}
+	return nil, false
+}
+
+// KnowsReplicaSpecsField reports whether list reads a replica map under
+// field (for the test that every kind's is read).
+func KnowsReplicaSpecsField(field string) bool {
+	_, ok := (&listedSpec{}).replicas(field)
+	return ok
 }
 
 type listedReplica struct {
@@ -149,19 +189,38 @@ func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName)
 func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
 	if err := json.Unmarshal(data, &j); err != nil {
-		return jobmodel.Summary{}, fmt.Errorf("%s: %w", b.Shape.APIKind, err)
+		return jobmodel.Summary{}, b.unreadable(&j, err)
 	}
-	var policy kubeflowv1.RunPolicy
-	var specs map[string]listedReplica
-	for field, into := range map[string]any{"runPolicy": &policy, b.Shape.ReplicaSpecsField: &specs} {
-		if raw, ok := j.Spec[field]; ok {
-			if err := json.Unmarshal(raw, into); err != nil {
-				return jobmodel.Summary{}, fmt.Errorf("%s %s/%s: spec.%s: %w", b.Shape.APIKind, j.Metadata.Namespace, j.Metadata.Name, field, err)
-			}
-		}
+	return b.summarizeListed(&j, gpu)
+}
+
+// SummarizeNext reads the next job of a LIST's items from dec, in one pass
+// (kinds.StreamSummarizer). A job whose fields have the wrong types is
+// consumed and its error wraps the json.UnmarshalTypeError; the summary then
+// still names it.
+func (b Base) SummarizeNext(dec *json.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error) {
+	var j listed
+	if err := dec.Decode(&j); err != nil {
+		return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, err)
+	}
+	return b.summarizeListed(&j, gpu)
+}
+
+// unreadable says which job could not be read, when its name was.
+func (b Base) unreadable(j *listed, err error) error {
+	if j.Metadata.Name != "" {
+		return fmt.Errorf("%s %s/%s: %w", b.Shape.APIKind, j.Metadata.Namespace, j.Metadata.Name, err)
+	}
+	return fmt.Errorf("%s: %w", b.Shape.APIKind, err)
+}
+
+func (b Base) summarizeListed(j *listed, gpu corev1.ResourceName) (jobmodel.Summary, error) {
+	specs, ok := j.Spec.replicas(b.Shape.ReplicaSpecsField)
+	if !ok {
+		return jobmodel.Summary{}, fmt.Errorf("%s: list does not read spec.%s", b.Shape.APIKind, b.Shape.ReplicaSpecsField)
 	}
 	s := jobmodel.NewSummary(j.Kind, j.Metadata)
-	s.Status = Status(j.Status, policy)
+	s.Status = Status(j.Status, j.Spec.RunPolicy)
 	for role, spec := range specs {
 		n := int32(1)
 		if spec.Replicas != nil {
