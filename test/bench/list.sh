@@ -157,9 +157,11 @@ runs() { awk '{ printf "%s%.2f s (CPU %.2f s) / %.0f MiB", (NR > 1 ? ", " : ""),
 
 summary="easyai list -A: median $(secs "$e_t") s (CPU $(secs "$e_c") s), peak RSS $(mib "$e_m") MiB | kubectl get tfjobs -A: median $(secs "$k_t") s (CPU $(secs "$k_c") s), peak RSS $(mib "$k_m") MiB | ratios easyai/kubectl: time $ratio, CPU $cpu_ratio, memory $mem_ratio | lean-decoder prototype: median $(secs "$l_t") s (CPU $(secs "$l_c") s), $(mib "$l_m") MiB, time ratio to kubectl $l_ratio"
 blog "$summary"
-verdict="easyai is no slower than kubectl"
-awk -v r="$ratio" 'BEGIN { exit !(r > 1.0) }' && verdict="easyai is SLOWER than kubectl"
-blog "$verdict (ratio $ratio; the requirement is <= 1.0)"
+# The targets: at most half of kubectl's wall time and of its peak memory.
+met() { awk -v r="$1" 'BEGIN { exit !(r <= 0.5) }' && echo met || echo "NOT met"; }
+verdict="Targets (at most 0.5 of kubectl's): wall time ratio $ratio, $(met "$ratio"); peak memory ratio $mem_ratio, $(met "$mem_ratio")"
+awk -v r="$ratio" 'BEGIN { exit !(r > 1.0) }' && verdict="$verdict; easyai is SLOWER than kubectl"
+blog "$verdict"
 
 # Where easyai's time goes: the phases of list timed apart, in-process
 # (test/bench/profile; a CPU profile: BENCH_CPUPROFILE=FILE).
@@ -193,7 +195,7 @@ load average (1, 5, 15 min) $load_before before the runs, $load_after after.
 | *prototype of the proposed fix* (\`test/bench/profile -lean-list\`, not easyai) | $(secs "$l_t") s | $(secs "$l_tmin") – $(secs "$l_tmax") s | $(secs "$l_c") s | $(mib "$l_m") MiB | $(mib "$l_mmin") – $(mib "$l_mmax") MiB |
 | ratio prototype / kubectl | $l_ratio | | $l_cpu_ratio | $l_mem_ratio | |
 
-$verdict (wall time ratio $ratio; the requirement is at most 1.0).
+$verdict.
 
 Every run (wall time (CPU time) / peak RSS): easyai $(runs easyai); kubectl $(runs kubectl); prototype $(runs lean).
 
@@ -225,9 +227,9 @@ else
 What is measured: the wall time, CPU time and peak resident memory of listing
 every training job of a busy cluster, 2,000 running TFJobs of 1 PS and 4 GPU
 workers each with their 10,000 pods, by `easyai list -A` and by
-`kubectl get tfjobs -A`, on the same cluster and data. easyai must be no
-slower than kubectl (wall time ratio at most 1.0) while showing more than
-kubectl does (workers ready/total, GPUs, user, duration).
+`kubectl get tfjobs -A`, on the same cluster and data. The targets: at most
+half of kubectl's wall time and half of its peak memory, while showing more
+than kubectl does (workers ready/total, GPUs, user, duration).
 
 How: `make bench-list` (test/bench/list.sh; `make bench` runs every benchmark) starts a local cluster of its own
 (`.cache/bench-cluster`, ports shifted by 200, without the training-operator
