@@ -30,6 +30,9 @@ func JobDuration(s *jobmodel.Summary, now time.Time) string {
 	return HumanDuration(s.Duration(now))
 }
 
+// Cores prints CPU cores to a thousandth: 4, 0.5, 0.333.
+func Cores(n float64) string { return strconv.FormatFloat(math.Round(n*1000)/1000, 'f', -1, 64) }
+
 // GPUs prints a number of GPUs: 2, or 0.5 on a platform that shares them.
 func GPUs(n float64) string { return strconv.FormatFloat(math.Round(n*100)/100, 'f', -1, 64) }
 

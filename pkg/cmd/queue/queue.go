@@ -111,7 +111,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), "NAME", "STATE", "WEIGHT", "GPUS", "CPU", "MEMORY", "RUNNING", "PENDING")
 	for _, q := range list.Items {
 		t.AddRow(q.Name, q.State, strconv.Itoa(int(q.Weight)),
-			ofCapability(q, gpu, printers.GPUs), ofCapability(q, "cpu", cores), ofCapability(q, "memory", bytes),
+			ofCapability(q, gpu, printers.GPUs), ofCapability(q, "cpu", printers.Cores), ofCapability(q, "memory", bytes),
 			strconv.Itoa(int(q.Running)), strconv.Itoa(int(q.Pending+q.Inqueue)))
 	}
 	return t.Render()
@@ -206,7 +206,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	fmt.Fprintln(w, "Resources:")
 	t := printers.NewTable(w, true, "  RESOURCE", "ALLOCATED", "CAPABILITY", "DESERVED", "GUARANTEE")
 	for _, name := range resourceNames(q) {
-		t.AddRow("  "+name, orDash(q.Allocated[name]), orDash(q.Capability[name]), orDash(q.Deserved[name]), orDash(q.Guarantee[name]))
+		t.AddRow("  "+name, q.Allocated[name], q.Capability[name], q.Deserved[name], q.Guarantee[name])
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -234,10 +234,10 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		if pg.Message != "" {
 			reason += ": " + oneLine(pg.Message)
 		}
-		row := []string{"  " + orDash(pg.Job), pg.Name, orDash(pg.Phase), strconv.Itoa(int(pg.MinMember)), strconv.Itoa(int(pg.Running)), orDash(reason)}
+		row := []string{"  " + orDash(pg.Job), pg.Name, pg.Phase, strconv.Itoa(int(pg.MinMember)), strconv.Itoa(int(pg.Running)), reason}
 		if o.AllNamespaces {
 			row = append([]string{"  " + pg.Namespace}, row...)
-			row[1] = orDash(pg.Job)
+			row[1] = pg.Job
 		}
 		t.AddRow(row...)
 	}
@@ -311,10 +311,6 @@ func resourceNames(q *queue.Queue) []string {
 	}
 	slices.Sort(rest)
 	return append(names, rest...)
-}
-
-func cores(n float64) string {
-	return strconv.FormatFloat(float64(int64(n*1000+0.5))/1000, 'f', -1, 64)
 }
 
 func bytes(n float64) string { return printers.Bytes(int64(n)) }

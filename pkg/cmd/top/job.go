@@ -125,7 +125,7 @@ func (o *JobOptions) Run(ctx context.Context) error {
 	for _, u := range doc.Items {
 		cpu, memory := "-", "-"
 		if u.Usage != nil {
-			cpu, memory = cores(u.Usage.CPU), printers.Bytes(int64(u.Usage.Memory))
+			cpu, memory = printers.Cores(u.Usage.CPU), printers.Bytes(int64(u.Usage.Memory))
 		}
 		user := u.User
 		if user == "" {

@@ -5,7 +5,6 @@ package top
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -146,12 +145,12 @@ func (o *NodeOptions) Run(ctx context.Context) error {
 		}
 		cpuUse, memoryUse := "-", "-"
 		if r.Usage != nil {
-			cpuUse, memoryUse = cores(r.Usage.CPU), printers.Bytes(int64(r.Usage.Memory))
+			cpuUse, memoryUse = printers.Cores(r.Usage.CPU), printers.Bytes(int64(r.Usage.Memory))
 		}
 		t.AddRow(r.Name, gpuType,
 			printers.GPUs(r.GPUs.Allocated)+"/"+printers.GPUs(r.GPUs.Capacity),
 			printers.GPUs(r.GPUs.Free()),
-			cores(r.CPU.Allocated)+"/"+cores(r.CPU.Capacity),
+			printers.Cores(r.CPU.Allocated)+"/"+printers.Cores(r.CPU.Capacity),
 			printers.Bytes(int64(r.Memory.Allocated))+"/"+printers.Bytes(int64(r.Memory.Capacity)),
 			pods, cpuUse, memoryUse, jobList(r.Jobs))
 	}
@@ -196,6 +195,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-// cores prints CPU cores to a thousandth.
-func cores(n float64) string { return strconv.FormatFloat(math.Round(n*1000)/1000, 'f', -1, 64) }
