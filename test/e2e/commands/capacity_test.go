@@ -399,6 +399,17 @@ func TestPreemptibleIsTheConfiguredPriorityClass(t *testing.T) {
 	if p := podOf(t, c, ns, "spot-worker-0"); p.Spec.PriorityClassName != low || p.Spec.Priority == nil || *p.Spec.Priority != -10 {
 		t.Errorf("pod priority class %q (%v), want %s (-10)", p.Spec.PriorityClassName, p.Spec.Priority, low)
 	}
+	// A user of the namespace, who may not read PriorityClasses: told in
+	// one line that the class was not checked; the job runs at it.
+	applyExample(t, c, "rbac/easyai-user.yaml", ns)
+	alice := []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns), "EASYAI_PREEMPTIBLE_PRIORITY_CLASS=" + low}
+	r = easyai.RunWith(t, alice, "submit", "tf", "--name", "spot-alice", "--preemptible", "--image", "img", "--", "x")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "PriorityClass "+low+" not checked") {
+		t.Errorf("--preemptible as a namespace user: exit %d, %q", r.Code, r.Stderr)
+	}
+	if p := podOf(t, c, ns, "spot-alice-worker-0"); p.Spec.PriorityClassName != low {
+		t.Errorf("alice's pod priority class %q, want %s", p.Spec.PriorityClassName, low)
+	}
 	r = easyai.RunWith(t, []string{"EASYAI_PREEMPTIBLE_PRIORITY_CLASS=nope-" + ns}, "submit", "tf", "-n", ns, "--name", "spot2", "--preemptible", "--image", "img", "--", "x")
 	if r.Code != 2 || !strings.Contains(r.Stderr, `the cluster has no PriorityClass "nope-`+ns+`"`) || !strings.Contains(r.Stderr, low) {
 		t.Errorf("--preemptible of a class the cluster has not: exit %d, %q", r.Code, r.Stderr)
