@@ -54,8 +54,9 @@ for t in ${EASYAI_DEBUG_TASKS:-}; do
   if [ "$t" = "$EASYAI_TASK" ]; then chosen=1; fi
 done
 if [ -z "$chosen" ]; then exec "$@"; fi
+{{ include "easyai-lib.waitTrap" . }}
 echo "easyai: debug mode: $EASYAI_TASK waits instead of running its command; start it with: easyai run $EASYAI_JOB --task $EASYAI_TASK"
-{{ include "easyai-lib.waitScript" . }}
+{{ include "easyai-lib.waitLoop" . }}
 {{- end -}}
 
 {{- /*
@@ -64,8 +65,22 @@ holds none of the container's output, so that a sleep left behind (a signal
 before $s is set) keeps nothing open.
 */ -}}
 {{- define "easyai-lib.waitScript" -}}
+{{ include "easyai-lib.waitTrap" . }}
+{{ include "easyai-lib.waitLoop" . }}
+{{- end -}}
+
+{{- /*
+easyai-lib.waitTrap: the first half of easyai-lib.waitScript, which anything
+that announces the wait prints after, so that a TERM sent on seeing the
+announcement finds the trap in place.
+*/ -}}
+{{- define "easyai-lib.waitTrap" -}}
 s=
 trap 'kill $s 2>/dev/null; exit 0' TERM INT HUP
+{{- end -}}
+
+{{- /* easyai-lib.waitLoop: the second half of easyai-lib.waitScript. */ -}}
+{{- define "easyai-lib.waitLoop" -}}
 while :; do
   sleep 60 </dev/null >/dev/null 2>&1 &
   s=$!
