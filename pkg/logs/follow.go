@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	watchtools "k8s.io/client-go/tools/watch"
@@ -43,7 +44,7 @@ var relistBackoff = wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Ji
 // resume, which no one else touches while it runs.
 type stream struct {
 	// pod is the pod as last seen by the watch loop.
-	pod       *corev1.Pod
+	pod       podState
 	task      string
 	container string
 	resume    resumePoint
@@ -61,6 +62,19 @@ type stream struct {
 }
 
 func (s *stream) key() string { return string(s.pod.UID) + "/" + s.container }
+
+// podState is what a stream keeps of its pod: not the pod itself, since the
+// pod of a big job can carry every replica's address in its environment
+// (TF_CONFIG), tens of KB for each of hundreds of pods.
+type podState struct {
+	UID             types.UID
+	Namespace, Name string
+	Phase           corev1.PodPhase
+}
+
+func stateOf(p *corev1.Pod) podState {
+	return podState{UID: p.UID, Namespace: p.Namespace, Name: p.Name, Phase: p.Status.Phase}
+}
 
 // streamTarget is what reading one stream needs, fixed when it is opened.
 type streamTarget struct {
@@ -192,8 +206,13 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 
 	out := &lineWriter{w: c.Out}
 	followCtx, stopFollowing := context.WithCancel(ctx)
-	defer stopFollowing()
 	var wg sync.WaitGroup
+	// However following ends, the streams stop and what they read is shown.
+	defer func() {
+		stopFollowing()
+		wg.Wait()
+		_ = out.flush()
+	}()
 	ended := make(chan *stream)
 	retry := make(chan *stream)
 	streams := map[string]*stream{}
@@ -222,7 +241,7 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 	followed := func() int {
 		n := 0
 		for _, s := range order {
-			if !s.gone && (s.running || s.pod.Status.Phase == corev1.PodRunning) {
+			if !s.gone && (s.running || s.pod.Phase == corev1.PodRunning) {
 				n++
 			}
 		}
@@ -252,7 +271,7 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 			restarts := restartsOf(p, container)
 			s, known := streams[string(p.UID)+"/"+container]
 			if !known {
-				s = &stream{pod: p.DeepCopy(), task: streamName(r.Task, p, container, c.Container), container: container,
+				s = &stream{pod: stateOf(p), task: streamName(r.Task, p, container, c.Container), container: container,
 					restarts: restarts, backoff: c.streamBackoff()}
 				full := followed() >= c.MaxLogRequests
 				streams[s.key()] = s
@@ -265,7 +284,7 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 				start(s)
 				continue
 			}
-			s.pod = p.DeepCopy()
+			s.pod = stateOf(p)
 			if restarts > s.restarts {
 				s.restarts = restarts
 				fmt.Fprintf(c.ErrOut, "%s restarted (%d restarts)\n", s.task, restarts)
@@ -278,6 +297,7 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 	for i := range pods.Items {
 		onPod(&pods.Items[i], false)
 	}
+	pods = nil // what is needed of it is in streams; the rest can go
 
 	// relistPods takes in what happened to the pods while no watch was open,
 	// and watches them again from there.
@@ -405,7 +425,7 @@ loop:
 			}
 		case s := <-ended:
 			s.running = false
-			if !s.gone && s.pod.Status.Phase == corev1.PodRunning {
+			if !s.gone && s.pod.Phase == corev1.PodRunning {
 				if clk.Since(s.started) >= retryResetAfter {
 					s.backoff = c.streamBackoff()
 				}
@@ -420,7 +440,7 @@ loop:
 				})
 			}
 		case s := <-retry:
-			if !s.running && !s.gone && s.pod.Status.Phase == corev1.PodRunning {
+			if !s.running && !s.gone && s.pod.Phase == corev1.PodRunning {
 				start(s)
 			}
 		}
@@ -468,7 +488,7 @@ func (c *Config) drain(ctx context.Context, streams map[string]*stream, order []
 		}
 		for _, container := range containersOf(p, c.Container) {
 			if _, known := streams[string(p.UID)+"/"+container]; !known {
-				s := &stream{pod: p.DeepCopy(), task: streamName(r.Task, p, container, c.Container), container: container}
+				s := &stream{pod: stateOf(p), task: streamName(r.Task, p, container, c.Container), container: container}
 				streams[s.key()] = s
 				order = append(order, s)
 			}

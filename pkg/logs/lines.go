@@ -13,16 +13,73 @@ import (
 
 // lineWriter is the one writer every stream shares: each call writes one
 // whole line under the lock, so two replicas' output never mixes in a line.
+// Lines are gathered and written out together (one write for many lines
+// rather than one for each, which is most of the cost of following hundreds
+// of replicas): when lineBufferBytes are held, within flushAfter of the
+// first line held, and at flush, which whoever made the writer calls once
+// no stream writes any more.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	buf     []byte
+	timer   *time.Timer
+	pending bool
+	// err is the first failed write (a closed pipe); every later line fails with it.
+	err error
 }
+
+const (
+	lineBufferBytes = 32 << 10
+	flushAfter      = 20 * time.Millisecond
+)
 
 func (lw *lineWriter) writeLine(prefix, line string) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	_, err := io.WriteString(lw.w, prefix+line+"\n")
-	return err
+	if lw.err != nil {
+		return lw.err
+	}
+	lw.buf = append(append(append(lw.buf, prefix...), line...), '\n')
+	if len(lw.buf) >= lineBufferBytes {
+		return lw.flushLocked()
+	}
+	if !lw.pending {
+		lw.pending = true
+		if lw.timer == nil {
+			lw.timer = time.AfterFunc(flushAfter, func() {
+				lw.mu.Lock()
+				defer lw.mu.Unlock()
+				_ = lw.flushLocked()
+			})
+		} else {
+			lw.timer.Reset(flushAfter)
+		}
+	}
+	return nil
+}
+
+// flush writes out the lines held.
+func (lw *lineWriter) flush() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.timer != nil {
+		lw.timer.Stop()
+	}
+	return lw.flushLocked()
+}
+
+func (lw *lineWriter) flushLocked() error {
+	lw.pending = false
+	if lw.err != nil || len(lw.buf) == 0 {
+		return lw.err
+	}
+	_, lw.err = lw.w.Write(lw.buf)
+	if cap(lw.buf) > 2*lineBufferBytes {
+		lw.buf = nil // one overlong line does not stay held
+	} else {
+		lw.buf = lw.buf[:0]
+	}
+	return lw.err
 }
 
 // colours are the ANSI foregrounds replicas' prefixes cycle through.
@@ -86,9 +143,22 @@ func (r *resumePoint) fresh(ts time.Time, text string) bool {
 		return true
 	}
 	r.last = ts
-	r.seen = map[string]int{text: 1}
-	r.repeats = map[string]int{text: 1}
+	r.seen = reset(r.seen, text)
+	r.repeats = reset(r.repeats, text)
 	return true
+}
+
+// reset empties m for the lines of a new time, text the first: the same
+// map again (each new line would otherwise make two), unless lines of one
+// time made it large.
+func reset(m map[string]int, text string) map[string]int {
+	if m == nil || len(m) > 64 {
+		m = map[string]int{}
+	} else {
+		clear(m)
+	}
+	m[text] = 1
+	return m
 }
 
 // maxLineBytes caps the part of a line held while its end has not come (a
@@ -103,30 +173,45 @@ func copyLines(stream io.Reader, out *lineWriter, prefix string, resume *resumeP
 	return copyCappedLines(stream, out, prefix, resume, keepStamps, maxLineBytes)
 }
 
+// readBufferBytes is what each stream reads at a time. A line longer than
+// that is gathered piece by piece up to the cap (maxLineBytes), so a stream
+// holds more only while it is in such a line.
+const readBufferBytes = 4 << 10
+
 // copyCappedLines is copyLines with lines cut at limit bytes (at least 16),
 // never inside a UTF-8 sequence. A line's pieces after the first carry no
 // stamp: they are shown when its first piece was, and skipped with it.
 func copyCappedLines(stream io.Reader, out *lineWriter, prefix string, resume *resumePoint, keepStamps bool, limit int) error {
-	br := bufio.NewReaderSize(stream, limit)
+	br := bufio.NewReaderSize(stream, min(limit, readBufferBytes))
 	if resume != nil {
 		resume.startStream()
 	}
-	var carry []byte
+	// held: the start of a line whose end has not come yet (its own copy).
+	var held []byte
 	// continued: the line goes on from a piece cut at the limit; skipping:
 	// that line's first piece was a repeat, and so are the others.
 	continued, skipping := false, false
 	for {
 		chunk, err := br.ReadSlice('\n')
-		cut := errors.Is(err, bufio.ErrBufferFull)
-		piece := make([]byte, 0, len(carry)+len(chunk))
-		piece = append(append(piece, carry...), chunk...)
-		carry = nil
-		if cut {
-			whole := wholeRunes(piece)
-			piece, carry = piece[:whole], piece[whole:]
+		full := errors.Is(err, bufio.ErrBufferFull)
+		if full && len(held)+len(chunk) < limit {
+			held = append(held, chunk...)
+			continue
 		}
-		if len(piece) > 0 {
-			line := string(piece)
+		piece := chunk
+		if len(held) > 0 {
+			piece = append(held, chunk...)
+		}
+		cut := full
+		var rest []byte
+		if cut {
+			whole := wholeRunes(piece[:limit])
+			piece, rest = piece[:whole], piece[whole:]
+		}
+		line := string(piece)
+		// (rest may share held's array: line is copied out first.)
+		held = append(held[:0], rest...)
+		if line != "" {
 			if !cut {
 				line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 			}

@@ -24,7 +24,8 @@ func TestALineWithoutEndIsShownInPiecesOfAtMost64KiB(t *testing.T) {
 	r, w := io.Pipe()
 	var out syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- copyLines(r, &lineWriter{w: &out}, "[worker-0] ", nil, false) }()
+	lw := &lineWriter{w: &out}
+	go func() { done <- copyLines(r, lw, "[worker-0] ", nil, false) }()
 	written := make(chan struct{})
 	go func() { _, _ = io.WriteString(w, bar); close(written) }()
 
@@ -38,6 +39,7 @@ func TestALineWithoutEndIsShownInPiecesOfAtMost64KiB(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	_ = lw.flush()
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != len(bar)/maxLineBytes+1 {
 		t.Fatalf("%d lines, want %d", len(lines), len(bar)/maxLineBytes+1)
@@ -64,10 +66,12 @@ func TestAResumedStreamSkipsEveryPieceOfALongLineAlreadyShown(t *testing.T) {
 	if err := copyCappedLines(strings.NewReader(stamp(1, 0, long)+"\n"), out, "", &resume, false, 32); err != nil {
 		t.Fatal(err)
 	}
+	_ = out.flush()
 	first := b.String()
 	if err := copyCappedLines(strings.NewReader(log), out, "", &resume, false, 32); err != nil {
 		t.Fatal(err)
 	}
+	_ = out.flush()
 	if got := strings.ReplaceAll(b.String(), "\n", ""); got != long+"short" {
 		t.Errorf("output %q, want the long line once, then short", b.String())
 	}
@@ -84,9 +88,11 @@ func TestAResumedStreamSkipsEveryPieceOfALongLineAlreadyShown(t *testing.T) {
 func TestTheEndOfACutLineIsNoLineOfItsOwn(t *testing.T) {
 	var b bytes.Buffer
 	text := strings.Repeat("x", 16)
-	if err := copyCappedLines(strings.NewReader(text+"\r\n"+text+"\nlast"), &lineWriter{w: &b}, "> ", nil, false, 16); err != nil {
+	out := &lineWriter{w: &b}
+	if err := copyCappedLines(strings.NewReader(text+"\r\n"+text+"\nlast"), out, "> ", nil, false, 16); err != nil {
 		t.Fatal(err)
 	}
+	_ = out.flush()
 	if want := "> " + text + "\n> " + text + "\n> last\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
@@ -165,6 +171,7 @@ func FuzzResumePoint(f *testing.F) {
 		if err := copyLines(strings.NewReader(strings.Join(lines[from:], "\n")+"\n"), out, "", &resume, false); err != nil {
 			t.Fatal(err)
 		}
+		_ = out.flush()
 		want := make([]string, 0, len(lines))
 		for _, line := range lines {
 			_, text, _ := strings.Cut(line, " ")
@@ -185,9 +192,11 @@ func FuzzCopyCappedLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stream []byte, size uint8) {
 		limit := 16 + int(size)%48
 		var b bytes.Buffer
-		if err := copyCappedLines(bytes.NewReader(stream), &lineWriter{w: &b}, "", nil, false, limit); err != nil {
+		out := &lineWriter{w: &b}
+		if err := copyCappedLines(bytes.NewReader(stream), out, "", nil, false, limit); err != nil {
 			t.Fatal(err)
 		}
+		_ = out.flush()
 		var joined []byte
 		for _, line := range strings.SplitAfter(b.String(), "\n") {
 			if len(line) > limit+utf8.UTFMax {

@@ -215,6 +215,7 @@ func streamName(task string, p *corev1.Pod, container string, asked string) stri
 // ROLE-INDEX order; a replica without a pod from pl, when given.
 func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods []corev1.Pod, pl *persistedLogs) error {
 	out := &lineWriter{w: c.Out}
+	defer func() { _ = out.flush() }()
 	byName := podsByName(pods)
 	failed, opened := 0, 0
 	printKept := func(name, file string) {

@@ -66,6 +66,7 @@ func TestMergedLinesAreNeverSplitOrInterleaved(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	_ = out.flush()
 	got := strings.Split(strings.TrimSuffix(w.buf.String(), "\n"), "\n")
 	if len(got) != streams*lines {
 		t.Fatalf("%d lines, want %d", len(got), streams*lines)
@@ -97,7 +98,9 @@ func TestPrefix(t *testing.T) {
 		t.Error("a replica's colour changes between calls")
 	}
 	var b bytes.Buffer
-	err := copyLines(strings.NewReader("one\r\ntwo\n\nlast without newline"), &lineWriter{w: &b}, "[ps-0] ", nil, false)
+	lw := &lineWriter{w: &b}
+	err := copyLines(strings.NewReader("one\r\ntwo\n\nlast without newline"), lw, "[ps-0] ", nil, false)
+	_ = lw.flush()
 	if err != nil || b.String() != "[ps-0] one\n[ps-0] two\n[ps-0] \n[ps-0] last without newline\n" {
 		t.Errorf("copyLines = %q, %v", b.String(), err)
 	}
@@ -159,13 +162,14 @@ func TestABrokenStreamResumesWithoutRepeatingLines(t *testing.T) {
 	c := &Config{Source: src, Tail: -1}
 	var b bytes.Buffer
 	out := &lineWriter{w: &b}
-	s := &stream{pod: tfPod("worker", 0, corev1.PodRunning), task: "worker-0", container: "train"}
+	s := &stream{pod: stateOf(tfPod("worker", 0, corev1.PodRunning)), task: "worker-0", container: "train"}
 	if err := c.copyStream(context.Background(), s.target(c.streamOptions(s)), &s.resume, out); err == nil {
 		t.Fatal("the first stream did not break")
 	}
 	if err := c.copyStream(context.Background(), s.target(c.streamOptions(s)), &s.resume, out); err != nil {
 		t.Fatal(err)
 	}
+	_ = out.flush()
 	want := "[worker-0] step 1\n[worker-0] step 2\n[worker-0] step 2\n[worker-0] step 3\n[worker-0] step 4\n[worker-0] step 5\n"
 	if b.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", b.String(), want)
@@ -179,9 +183,11 @@ func TestABrokenStreamResumesWithoutRepeatingLines(t *testing.T) {
 func TestTimestampsAreKeptWhenAsked(t *testing.T) {
 	var b bytes.Buffer
 	line := stamp(1, 0, "hello world")
-	if err := copyLines(strings.NewReader(line+"\n"), &lineWriter{w: &b}, "[w-0] ", &resumePoint{}, true); err != nil {
+	lw := &lineWriter{w: &b}
+	if err := copyLines(strings.NewReader(line+"\n"), lw, "[w-0] ", &resumePoint{}, true); err != nil {
 		t.Fatal(err)
 	}
+	_ = lw.flush()
 	if b.String() != "[w-0] "+line+"\n" {
 		t.Errorf("got %q", b.String())
 	}

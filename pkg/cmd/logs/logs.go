@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/kube"
 	logsengine "github.com/easyai-dev/easyai/pkg/logs"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
@@ -153,8 +155,22 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var source logsengine.Source
+	if o.Follow && o.Factory != nil && o.Factory.RESTConfig != nil {
+		// Followed streams get a connection of their own, whose buffers
+		// hold little of what the output has not caught up with.
+		cfg, err := o.Factory.RESTConfig()
+		if err != nil {
+			return err
+		}
+		streams, err := kubernetes.NewForConfig(kube.StreamingConfig(cfg, kube.StreamReceiveBuffer, kube.ConnectionReceiveBuffer))
+		if err != nil {
+			return err
+		}
+		source = logsengine.KubeSource{Kube: streams}
+	}
 	return logsengine.Run(ctx, logsengine.Config{
-		Kind: k, Job: obj, Kube: o.Client.Kube, Dynamic: o.Client.Dynamic,
+		Kind: k, Job: obj, Kube: o.Client.Kube, Dynamic: o.Client.Dynamic, Source: source,
 		Tasks: o.Tasks, Role: o.Role, Container: o.Container,
 		Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps,
 		Tail: o.Tail, Since: o.Since, MaxLogRequests: o.MaxLogRequests, Persisted: o.Persisted,

@@ -7,7 +7,8 @@
 // operator writes for a running job (Created and Running true, every replica
 // active). Its pods are named and labelled as the operator names them and
 // owned by the job, but ask for a scheduler that does not exist, so they stay
-// Pending and nothing else acts on them. Run it on a cluster without the
+// Pending and nothing else acts on them, unless -nodes binds them to fake
+// nodes, which then run them (the logs benchmark). Run it on a cluster without the
 // training-operator (EASYAI_CLUSTER_OPERATORS=none), so the jobs stay as
 // written.
 //
@@ -23,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +65,7 @@ type options struct {
 	concurrency int
 	qps         float64
 	burst       int
+	nodes       []string
 }
 
 func main() {
@@ -75,6 +78,10 @@ func main() {
 	flag.IntVar(&o.concurrency, "concurrency", 16, "jobs filled at once")
 	flag.Float64Var(&o.qps, "qps", 1000, "client-side rate limit (requests per second)")
 	flag.IntVar(&o.burst, "burst", 2000, "client-side rate limit burst")
+	flag.Func("nodes", "comma-separated nodes to bind the pods to, in turn (fake nodes then run them); without it the pods stay Pending", func(v string) error {
+		o.nodes = strings.Split(v, ",")
+		return nil
+	})
 	flag.Parse()
 	if err := run(context.Background(), &o); err != nil {
 		fmt.Fprintln(os.Stderr, "fill:", err)
@@ -432,6 +439,9 @@ func (f *filler) pods(j *kubeflowv1.TFJob) []*corev1.Pod {
 			}
 			ps := *spec.Template.Spec.DeepCopy()
 			ps.SchedulerName = noScheduler
+			if len(f.o.nodes) > 0 {
+				ps.NodeName = f.o.nodes[len(pods)%len(f.o.nodes)]
+			}
 			ps.Containers[0].Env = append(ps.Containers[0].Env, corev1.EnvVar{Name: "TF_CONFIG", Value: tfConfig(j, lower, idx)})
 			pods = append(pods, &corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{

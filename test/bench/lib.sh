@@ -1,0 +1,101 @@
+# Shared by the benchmark scripts of test/bench (sourced, not run).
+#
+# bench_cluster_up NAME: starts the benchmarks' own cluster (never the
+# development one), without operators, stops it on exit unless
+# BENCH_KEEP_CLUSTER=1, and sets WORK (a temporary directory removed on exit),
+# KUBECONFIG, KUBECTL and a clean easyai configuration. The other functions
+# compute and write results.
+
+BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+blog() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+bdie() { blog "error: $*"; exit 1; }
+
+bench_need_tools() {
+  [ -x /usr/bin/time ] || bdie "GNU time is needed for peak memory: apt-get install time"
+  command -v jq >/dev/null || bdie "jq is needed: apt-get install jq"
+}
+
+bench_cluster_up() {
+  # An EASYAI_CLUSTER_DIR in the caller's environment is deliberately not
+  # used: up.sh wipes the directory.
+  export EASYAI_CLUSTER_DIR=${BENCH_CLUSTER_DIR:-$BENCH_ROOT/.cache/bench-cluster}
+  export EASYAI_CLUSTER_PORT_OFFSET=${BENCH_PORT_OFFSET:-200}
+  export EASYAI_CLUSTER_OPERATORS=none
+  # shellcheck source=../../hack/cluster/lib.sh
+  source "$BENCH_ROOT/hack/cluster/lib.sh"
+  cd "$REPO_ROOT"
+  [ "$(realpath -m "$EASYAI_CLUSTER_DIR")" != "$(realpath -m "$EASYAI_CACHE_DIR/cluster")" ] ||
+    bdie "BENCH_CLUSTER_DIR is the development cluster's directory; the benchmark needs its own"
+  [ "$EASYAI_CLUSTER_PORT_OFFSET" != 0 ] || bdie "BENCH_PORT_OFFSET=0 would collide with the development cluster"
+  bench_need_tools
+
+  WORK=$(mktemp -d)
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT TERM
+  blog "starting the benchmark cluster in ${EASYAI_CLUSTER_DIR#"$REPO_ROOT"/} (ports +$EASYAI_CLUSTER_PORT_OFFSET, no operators) for the $1 benchmark"
+  "$CLUSTER_HACK_DIR/up.sh"
+  export KUBECONFIG=$KUBECONFIG_FILE
+  KUBECTL=$(kube_bin_dir)/kubectl
+  # No user configuration for easyai, and kubectl's discovery cache kept apart.
+  export XDG_CONFIG_HOME=$WORK/config KUBECACHEDIR=$WORK/kube-cache
+  mkdir -p "$XDG_CONFIG_HOME"
+}
+
+bench_cleanup() {
+  local status=$?
+  if [ "${BENCH_KEEP_CLUSTER:-}" = 1 ]; then
+    blog "cluster kept: export KUBECONFIG=$KUBECONFIG_FILE; stop it with"
+    blog "  EASYAI_CLUSTER_DIR=$EASYAI_CLUSTER_DIR EASYAI_CLUSTER_PORT_OFFSET=$EASYAI_CLUSTER_PORT_OFFSET hack/cluster/down.sh"
+  else
+    "$CLUSTER_HACK_DIR/down.sh" || true
+  fi
+  rm -rf "$WORK"
+  [ $status = 0 ] || blog "failed (exit $status)"
+  exit $status
+}
+
+# stats FILE COLUMN: median, min and max of a column of numbers.
+stats() {
+  cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 } END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    print m, v[1], v[NR] }'
+}
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+secs() { awk -v s="$1" 'BEGIN { printf "%.2f", s }'; }
+# at_most RATIO LIMIT: "met" or "NOT met".
+at_most() { awk -v r="$1" -v l="$2" 'BEGIN { exit !(r <= l) }' && echo met || echo "NOT met"; }
+
+# bench_machine: one line on the machine, the toolchain and the commit.
+bench_machine() {
+  local cpu_model mem_gib commit
+  cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+  mem_gib=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
+  commit=$(git -C "$BENCH_ROOT" rev-parse --short HEAD)
+  git -C "$BENCH_ROOT" diff --quiet HEAD -- cmd pkg go.mod 2>/dev/null &&
+    [ -z "$(git -C "$BENCH_ROOT" ls-files --others --exclude-standard cmd pkg)" ] ||
+    commit="$commit + uncommitted changes in cmd/, pkg/"
+  echo "$(nproc) CPUs ($cpu_model), $mem_gib GiB of memory, $(uname -sr); Go $(go env GOVERSION | sed 's/^go//'); easyai built from $commit"
+}
+
+# bench_write NAME RESULTS: puts RESULTS (a file that starts with
+# "<!-- BEGIN NAME results" and ends with "<!-- END NAME results -->")
+# between the same markers of $BENCH_DOC, or at its end when they are not
+# there yet; the prose around them stays. Nothing when BENCH_DOC is empty.
+bench_write() {
+  local name=$1 results=$2 doc
+  [ -n "${BENCH_DOC:-}" ] || return 0
+  doc=$BENCH_ROOT/$BENCH_DOC
+  mkdir -p "$(dirname "$doc")"
+  touch "$doc"
+  if grep -q "^<!-- BEGIN $name results" "$doc" && grep -q "^<!-- END $name results" "$doc"; then
+    awk -v results="$results" -v begin="^<!-- BEGIN $name results" -v end="^<!-- END $name results" '
+      $0 ~ begin { while ((getline line < results) > 0) print line; skip = 1; next }
+      $0 ~ end { skip = 0; next }
+      !skip' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
+  else
+    { echo; cat "$results"; } >>"$doc"
+  fi
+  blog "results written to $BENCH_DOC"
+}
