@@ -74,11 +74,15 @@ demo: ## Submit the TF example to the local cluster and watch it run to success.
 	hack/demo.sh
 
 .PHONY: bench
-bench: bench-list bench-submit ## Every benchmark below; writes docs/benchmarks.md.
+bench: bench-list bench-submit bench-logs ## Every benchmark below; writes docs/benchmarks.md.
 
 .PHONY: bench-list
 bench-list: ## Time `easyai list -A` against kubectl on 2,000 TFJobs in a cluster of its own; writes docs/benchmarks.md.
 	test/bench/list.sh
+
+.PHONY: bench-logs
+bench-logs: ## Follow 512 replicas' logs with easyai and kubectl in a cluster of its own (lines, memory, CPU); writes docs/benchmarks.md.
+	test/bench/logs.sh
 
 .PHONY: bench-submit
 bench-submit: ## Time submit --dry-run=client of 1,000 workers against `easyai version`, and the render path; writes docs/benchmarks.md.

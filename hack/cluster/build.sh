@@ -25,25 +25,75 @@ running_from() {
   return 1
 }
 
+# A cold build's seconds on a 2-core machine (measured; docs/development.md),
+# for the progress lines until this machine has built a component itself
+# ($BIN_CACHE/build-times then holds its own last times).
+declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [volcano]=260)
+times_file=$BIN_CACHE/build-times
+expected_seconds() {
+  local recorded
+  recorded=$(awk -v n="$1" '$1 == n { s = $2 } END { print s }' "$times_file" 2>/dev/null)
+  echo "${recorded:-${cold_seconds[$1]:-300}}"
+}
+record_seconds() {
+  mkdir -p "$BIN_CACHE"
+  { grep -v "^$1 " "$times_file" 2>/dev/null || true; echo "$1 $2"; } >"$times_file.$$" && mv "$times_file.$$" "$times_file"
+}
+minutes() { echo "$(( ($1 + 59) / 60 )) min"; }
+
 # build NAME BINDIR LDFLAGS PKG...: go build the packages' commands into BINDIR
-# unless every one is already there.
+# unless every one is already there (or in the cache of an older layout, which
+# is then taken over). While it builds, a progress line every 30 s says how
+# long it has taken and about how long is left.
 build() {
   local name=$1 dir=$2 ldflags=$3; shift 3
   local pkg missing=0
   for pkg in "$@"; do [ -x "$dir/$(command_name "$name" "$pkg")" ] || missing=1; done
-  if [ $missing = 0 ]; then log "$name: cached in ${dir#"$REPO_ROOT"/}"; return; fi
-  log "$name: building (the first build takes minutes)"
+  local legacy=$REPO_ROOT/.cache/bin/$(basename "$dir")
+  if [ $missing = 1 ] && [ "$legacy" != "$dir" ] && [ -d "$legacy" ]; then
+    missing=0
+    for pkg in "$@"; do [ -x "$legacy/$(command_name "$name" "$pkg")" ] || missing=1; done
+    if [ $missing = 0 ]; then
+      mkdir -p "$BIN_CACHE" && rm -rf "$dir" && cp -R "$legacy" "$dir.tmp.$$" && mv "$dir.tmp.$$" "$dir"
+      log "$name: taken from ${legacy#"$REPO_ROOT"/} into ${dir}"
+    fi
+  fi
+  if [ $missing = 0 ]; then log "$name: cached in ${dir#"$REPO_ROOT"/}"; touch "$dir"; return; fi
+  local expected; expected=$(expected_seconds "$name")
+  log "$name: building (about $(minutes "$expected") here$([ -f "$times_file" ] && grep -q "^$name " "$times_file" || echo ", measured on 2 cores"))"
   local start=$SECONDS tmp="$dir.tmp.$$"
   rm -rf "$tmp" && mkdir -p "$tmp"
-  (cd "$TOOLS_DIR/$name" && CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} ${BUILD_GOFLAGS:-}" go build -trimpath -ldflags "$ldflags" -o "$tmp/" "$@") \
-    || { rm -rf "$tmp"; die "$name: build failed"; }
+  # EASYAI_BUILD_TRACE=DIR keeps go's trace of each build's actions (compile,
+  # link, each package's time) as DIR/NAME.json, to see where the time goes.
+  local trace=()
+  [ -z "${EASYAI_BUILD_TRACE:-}" ] || { mkdir -p "$EASYAI_BUILD_TRACE" && trace=(-debug-trace "$EASYAI_BUILD_TRACE/$name.json"); }
+  (cd "$TOOLS_DIR/$name" && CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} ${BUILD_GOFLAGS:-}" go build -trimpath "${trace[@]}" -ldflags "$ldflags" -o "$tmp/" "$@") &
+  local builder=$! status=0
+  while ! wait_up_to 30 "$builder"; do
+    local spent=$((SECONDS - start))
+    log "$name: building, $(minutes "$spent") so far$([ "$spent" -lt "$expected" ] && echo ", about $(minutes $((expected - spent))) left" || echo ", longer than the $(minutes "$expected") expected")"
+  done
+  wait "$builder" || status=$?
+  [ $status = 0 ] || { rm -rf "$tmp"; die "$name: build failed"; }
   rm -rf "$dir" && mv "$tmp" "$dir"
+  record_seconds "$name" $((SECONDS - start))
   log "$name: built in $((SECONDS - start))s"
-  # Builds of other versions of the component are not needed any more.
+  # Builds of other versions of the component not used for 30 days go.
   local old
   for old in "$BIN_CACHE/$name"-*; do
-    [ "$old" = "$dir" ] || [ ! -d "$old" ] || running_from "$old" || rm -rf "$old"
+    [ "$old" = "$dir" ] || [ ! -d "$old" ] || running_from "$old" ||
+      [ -z "$(find "$old" -maxdepth 0 -mtime +30)" ] || rm -rf "$old"
   done
+}
+
+# wait_up_to SECONDS PID: true once PID has ended, false after SECONDS.
+wait_up_to() {
+  local i
+  for ((i = 0; i < $1 * 4; i++)); do
+    kill -0 "$2" 2>/dev/null || return 0
+    sleep 0.25
+  done
+  return 1
 }
 
 kube_version=$(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes)
@@ -54,10 +104,33 @@ for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   kube_ldflags+=" -X $v.gitTreeState=clean -X $v.buildDate=1970-01-01T00:00:00Z"
 done
 
-build etcd "$(etcd_bin_dir)" "-s -w" go.etcd.io/etcd/server/v3
-build kube "$(kube_bin_dir)" "$kube_ldflags" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+# Independent modules build at once on a machine of more than 2 cores: each
+# go build already compiles on every core, but its link step runs on one,
+# and beside another build the other cores stay busy. EASYAI_BUILD_JOBS
+# overrides (1: one after the other, as on 2 cores).
+cores=$(nproc 2>/dev/null || echo 2)
+build_jobs=${EASYAI_BUILD_JOBS:-$((cores > 2 ? (cores / 2 < 3 ? cores / 2 : 3) : 1))}
+declare -a build_pids=()
+# spawn COMMAND...: runs it now (one job), or in the background once fewer
+# than build_jobs builds run.
+spawn() {
+  if [ "$build_jobs" -le 1 ]; then "$@"; return; fi
+  local p running
+  while :; do
+    running=0
+    for p in "${build_pids[@]}"; do ! kill -0 "$p" 2>/dev/null || running=$((running + 1)); done
+    [ "$running" -ge "$build_jobs" ] || break
+    sleep 1
+  done
+  "$@" &
+  build_pids+=($!)
+}
+
+build_kube() {
+  build kube "$(kube_bin_dir)" "$kube_ldflags" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+}
 # patched_kwok DIR: a copy of kwok's module source in DIR with the project's
 # exit-code fix (tools/kwok/exitcode_patch.go), and a go.mod beside the
 # wrapper's that builds kwok from it. Prints the go.mod's path.
@@ -79,20 +152,31 @@ patched_kwok() {
   echo "$dir/go.mod"
 }
 
-kwok_dir=$(kwok_bin_dir)
-if [ -x "$kwok_dir/kwok" ]; then
-  build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
-else
-  kwok_src=$EASYAI_CACHE_DIR/src/kwok
-  kwok_modfile=$(patched_kwok "$kwok_src") || exit 1
-  BUILD_GOFLAGS="-modfile=$kwok_modfile" build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
-  rm -rf "$kwok_src"
-fi
+build_kwok() {
+  local kwok_dir kwok_src kwok_modfile
+  kwok_dir=$(kwok_bin_dir)
+  if [ -x "$kwok_dir/kwok" ]; then
+    build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
+  else
+    kwok_src=$EASYAI_CACHE_DIR/src/kwok
+    kwok_modfile=$(patched_kwok "$kwok_src") || exit 1
+    BUILD_GOFLAGS="-modfile=$kwok_modfile" build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
+    rm -rf "$kwok_src"
+  fi
+}
+
+[ "$build_jobs" -le 1 ] || log "building up to $build_jobs components at once ($cores cores)"
+spawn build etcd "$(etcd_bin_dir)" "-s -w" go.etcd.io/etcd/server/v3
+spawn build_kube
+spawn build_kwok
 if has_component training-operator; then
-  build training-operator "$(training_operator_bin_dir)" "-s -w" .
+  spawn build training-operator "$(training_operator_bin_dir)" "-s -w" .
 fi
 if has_component trainer; then
-  build trainer "$(trainer_bin_dir)" "-s -w" sigs.k8s.io/jobset github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager
+  spawn build trainer "$(trainer_bin_dir)" "-s -w" sigs.k8s.io/jobset github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager
 fi
-build volcano "$(volcano_bin_dir)" "-s -w" \
+spawn build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager
+failed=0
+for p in "${build_pids[@]}"; do wait "$p" || failed=1; done
+[ $failed = 0 ] || die "a component did not build (see above)"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Shared settings of the local development cluster scripts. Sourced, not run.
 #
-# Everything lives under one cache directory (git-ignored):
-#   $EASYAI_CACHE_DIR/bin/<component>-<version>-<hash>/   built binaries, reused across runs
-#   $EASYAI_CLUSTER_DIR/                                  one running cluster: pki, kubeconfig,
-#                                                         etcd data, logs, pids, kwok files
+# Where things live:
+#   $BIN_CACHE/<component>-<version>-<hash>/   built binaries, reused across runs and checkouts
+#                                              (~/.cache/easyai/cluster-bin, see below)
+#   $EASYAI_CLUSTER_DIR/                       one running cluster: pki, kubeconfig, etcd data,
+#                                              logs, pids, kwok files (.cache/cluster, git-ignored)
 set -euo pipefail
 
 CLUSTER_HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -12,9 +13,18 @@ REPO_ROOT=$(cd "$CLUSTER_HACK_DIR/../.." && pwd)
 TOOLS_DIR=$CLUSTER_HACK_DIR/tools
 MANIFESTS_DIR=$CLUSTER_HACK_DIR/manifests
 
+# The built binaries are shared by every checkout on the machine (a fresh
+# clone, CI's, reuses what an earlier one built): $EASYAI_BIN_CACHE, else
+# $EASYAI_CACHE_DIR/bin when that is set, else the user's cache directory.
+if [ -n "${EASYAI_BIN_CACHE:-}" ]; then
+  BIN_CACHE=$EASYAI_BIN_CACHE
+elif [ -z "${EASYAI_CACHE_DIR:-}" ] && [ -n "${XDG_CACHE_HOME:-${HOME:-}}" ]; then
+  BIN_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/easyai/cluster-bin
+else
+  BIN_CACHE=${EASYAI_CACHE_DIR:-$REPO_ROOT/.cache}/bin
+fi
 EASYAI_CACHE_DIR=${EASYAI_CACHE_DIR:-$REPO_ROOT/.cache}
 EASYAI_CLUSTER_DIR=${EASYAI_CLUSTER_DIR:-$EASYAI_CACHE_DIR/cluster}
-BIN_CACHE=$EASYAI_CACHE_DIR/bin
 
 PKI_DIR=$EASYAI_CLUSTER_DIR/pki
 LOG_DIR=$EASYAI_CLUSTER_DIR/logs
@@ -144,7 +154,8 @@ https_ok() { curl -fsS --max-time 2 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/
 # outlive its process, and the number be reused by another one).
 ours() {
   local exe; exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 1
-  case "$exe" in "$BIN_CACHE"/*) return 0 ;; *) return 1 ;; esac
+  # (Also a binary of the checkout's .cache/bin, where they were built before.)
+  case "$exe" in "$BIN_CACHE"/* | "$REPO_ROOT/.cache/bin"/*) return 0 ;; *) return 1 ;; esac
 }
 
 # stop NAME...: asks the processes to end together, waits up to 10s, then

@@ -2,6 +2,8 @@ package logs
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -211,4 +213,55 @@ func FuzzCopyCappedLines(f *testing.F) {
 			t.Fatalf("lines %q are not the stream %q", b.String(), stream)
 		}
 	})
+}
+
+type failingWriter struct{ writes int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return 0, io.ErrClosedPipe
+}
+
+// Lines are written out together; a failed write (the reader gone) is
+// returned by flush and by every line after it, and nothing is written again.
+func TestLinesAreWrittenTogetherAndAFailedWriteStopsThem(t *testing.T) {
+	var b bytes.Buffer
+	lw := &lineWriter{w: &b}
+	for i := range 100 {
+		if err := lw.writeLine("[w-0] ", fmt.Sprint("line ", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Len() != 0 {
+		t.Errorf("%d bytes written before the flush, want them held", b.Len())
+	}
+	if err := lw.flush(); err != nil || strings.Count(b.String(), "\n") != 100 {
+		t.Fatalf("flush: %v, %d lines", err, strings.Count(b.String(), "\n"))
+	}
+
+	w := &failingWriter{}
+	lw = &lineWriter{w: w}
+	_ = lw.writeLine("", "one")
+	if err := lw.flush(); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("flush: %v, want the write's error", err)
+	}
+	if err := lw.writeLine("", "two"); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("a line after the failed write: %v, want its error", err)
+	}
+	_ = lw.flush()
+	if w.writes != 1 {
+		t.Errorf("%d writes, want 1", w.writes)
+	}
+
+	// Held lines go out on their own, without a flush.
+	var sb syncBuffer
+	lw = &lineWriter{w: &sb}
+	_ = lw.writeLine("", "soon")
+	deadline := time.Now().Add(5 * time.Second)
+	for sb.String() == "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if sb.String() != "soon\n" {
+		t.Errorf("held line not written within 5 s: %q", sb.String())
+	}
 }

@@ -55,6 +55,13 @@ bench_cleanup() {
   exit $status
 }
 
+# bench_build_easyai OUT: builds easyai as it is released (.goreleaser.yaml:
+# no cgo, trimmed paths, no symbol tables), which is also how the cluster's
+# kubectl is built: a build with symbols and cgo peaks 15 MiB higher at start.
+bench_build_easyai() {
+  (cd "$BENCH_ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" ./cmd/easyai)
+}
+
 # stats FILE COLUMN: median, min and max of a column of numbers.
 stats() {
   cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 } END {

@@ -52,9 +52,10 @@ EASYAI=$EASYAI_CACHE_DIR/bench-easyai
 FILL=$EASYAI_CACHE_DIR/bench-fill
 COUNT=$EASYAI_CACHE_DIR/bench-logcount
 blog "building easyai, the filler and the counter"
-go build -o "$EASYAI" ./cmd/easyai
+bench_build_easyai "$EASYAI"
 go build -o "$FILL" ./test/bench/fill
 go build -o "$COUNT" ./test/bench/logcount
+machine=$(bench_machine) # now: what the binaries were built from
 
 NS=bench-logs-0 JOB=bench-0000
 nodes=$("$KUBECTL" get nodes -o name | sed -n 's|^node/\(kwok-node-.*\)|\1|p' | paste -sd, -)
@@ -180,7 +181,7 @@ runs() { awk '{ printf "%s%.1f s / %.0f MiB / CPU %.2f s / %d lines", (NR > 1 ? 
 results=$WORK/results.md
 cat >"$results" <<EOF
 <!-- BEGIN logs results: written by test/bench/logs.sh, do not edit by hand -->
-Measured on $(date -u +%F): $(bench_machine); cluster Kubernetes
+Measured on $(date -u +%F): $machine; cluster Kubernetes
 $(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes) (kubectl of the same version), kwok serving the logs.
 Data: one TFJob of $BENCH_REPLICAS replicas, each printing the same $BENCH_LOG_LINES lines
 ($(du -k "$LOG" | cut -f1) KiB), $expected lines in all.

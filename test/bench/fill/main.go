@@ -66,6 +66,7 @@ type options struct {
 	qps         float64
 	burst       int
 	nodes       []string
+	pods        bool
 }
 
 func main() {
@@ -78,6 +79,7 @@ func main() {
 	flag.IntVar(&o.concurrency, "concurrency", 16, "jobs filled at once")
 	flag.Float64Var(&o.qps, "qps", 1000, "client-side rate limit (requests per second)")
 	flag.IntVar(&o.burst, "burst", 2000, "client-side rate limit burst")
+	flag.BoolVar(&o.pods, "pods", true, "create the jobs' pods too")
 	flag.Func("nodes", "comma-separated nodes to bind the pods to, in turn (fake nodes then run them); without it the pods stay Pending", func(v string) error {
 		o.nodes = strings.Split(v, ",")
 		return nil
@@ -150,8 +152,12 @@ feed:
 	if err := <-errs; err != nil {
 		return err
 	}
+	pods := o.jobs * (1 + o.workers)
+	if !o.pods {
+		pods = 0
+	}
 	logf("done: %d TFJobs and %d pods in %d namespaces in %s (jobs created %d, statuses written %d, pods created %d; the rest existed)",
-		o.jobs, o.jobs*(1+o.workers), o.namespaces, since(start),
+		o.jobs, pods, o.namespaces, since(start),
 		f.jobsCreated.Load(), f.statuses.Load(), f.podsCreated.Load())
 	return nil
 }
@@ -218,6 +224,12 @@ func (f *filler) job(ctx context.Context, i int) error {
 			return fmt.Errorf("tfjob %s/%s status: %w", ns, name, err)
 		}
 		f.statuses.Add(1)
+	}
+	if !f.o.pods {
+		if n := f.done.Add(1); n%200 == 0 || int(n) == f.o.jobs {
+			logf("%d/%d jobs filled", n, f.o.jobs)
+		}
+		return nil
 	}
 	for _, p := range f.pods(tfjob) {
 		_, err := f.kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
