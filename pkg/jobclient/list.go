@@ -194,7 +194,7 @@ func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions) 
 			return nil, fmt.Errorf("listing %s: %w", k.GroupVersionKind().Kind, err)
 		}
 		for _, s := range summaries {
-			if opts.keeps(&s, s.Annotations[jobmodel.UserAnnotation]) {
+			if opts.keeps(&s, s.RecordedUser) {
 				out = append(out, Job{Kind: k, Summary: s})
 			}
 		}

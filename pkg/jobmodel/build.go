@@ -35,17 +35,17 @@ func NewSummary(kind string, m ObjectMeta) Summary {
 		user = m.Labels[UserLabel]
 	}
 	return Summary{
-		Name:        m.Name,
-		Namespace:   m.Namespace,
-		UID:         m.UID,
-		APIKind:     kind,
-		User:        user,
-		Experiment:  m.Labels[ExperimentLabel],
-		Debug:       m.Labels[DebugLabel] == "true",
-		ManagedBy:   m.Labels[ManagedByLabel],
-		Created:     m.CreationTimestamp.Time,
-		Labels:      m.Labels,
-		Annotations: m.Annotations,
+		Name:         m.Name,
+		Namespace:    m.Namespace,
+		UID:          m.UID,
+		APIKind:      kind,
+		User:         user,
+		Experiment:   m.Labels[ExperimentLabel],
+		Debug:        m.Labels[DebugLabel] == "true",
+		ManagedBy:    m.Labels[ManagedByLabel],
+		Created:      m.CreationTimestamp.Time,
+		Labels:       m.Labels,
+		RecordedUser: m.Annotations[UserAnnotation],
 	}
 }
 

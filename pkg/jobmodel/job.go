@@ -71,7 +71,11 @@ type Summary struct {
 	Started     *time.Time        `json:"started,omitempty"`
 	Finished    *time.Time        `json:"finished,omitempty"`
 	Labels      map[string]string `json:"-"`
-	Annotations map[string]string `json:"-"`
+	// RecordedUser is the identity in the job's easyai.io/user annotation
+	// ("" without one). Of the annotations only it is kept: a summary is
+	// what list holds for each of thousands of jobs, and the request easyai
+	// records is a kilobyte.
+	RecordedUser string `json:"-"`
 }
 
 // Detail is one more line a kind has to say of a job in "easyai get"

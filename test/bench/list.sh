@@ -45,9 +45,10 @@ EASYAI=$EASYAI_CACHE_DIR/bench-easyai
 FILL=$EASYAI_CACHE_DIR/bench-fill
 PROFILE=$EASYAI_CACHE_DIR/bench-profile
 blog "building easyai and the filler"
-go build -o "$EASYAI" ./cmd/easyai
+bench_build_easyai "$EASYAI"
 go build -o "$FILL" ./test/bench/fill
 go build -o "$PROFILE" ./test/bench/profile
+machine=$(bench_machine) # now: what the binaries were built from
 
 blog "filling: $BENCH_JOBS TFJobs (1 PS + $BENCH_WORKERS workers) and their pods in $BENCH_NAMESPACES namespaces"
 fill_start=$(date +%s%N)
@@ -148,7 +149,7 @@ fi
 results=$WORK/results.md
 cat >"$results" <<EOF
 <!-- BEGIN $MARK results: written by test/bench/list.sh, do not edit by hand -->
-Measured on $(date -u +%F): $(bench_machine);
+Measured on $(date -u +%F): $machine;
 cluster Kubernetes $(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes) (kubectl of the same version).
 Data: $BENCH_JOBS TFJobs (1 PS + $BENCH_WORKERS workers, $BENCH_WORKERS GPUs each) and $pods pods in
 $BENCH_NAMESPACES namespaces, filled in ${fill_seconds} s. $BENCH_RUNS runs of each command, alternating, after one warm-up run each;

@@ -163,7 +163,7 @@ func TestSummarize(t *testing.T) {
 		Workers: jobmodel.ReplicaCount{Ready: 2, Total: 4},
 		GPUs:    5,
 		Created: t0, Started: ptr.To(started.Time),
-		Labels: obj.GetLabels(), Annotations: obj.GetAnnotations(),
+		Labels: obj.GetLabels(), RecordedUser: "alice@corp",
 	}
 	if !reflect.DeepEqual(inUTC(got), want) {
 		t.Errorf("Summarize() =\n%+v\nwant\n%+v", got, want)
