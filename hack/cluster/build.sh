@@ -40,6 +40,7 @@ record_seconds() {
   { grep -v "^$1 " "$times_file" 2>/dev/null || true; echo "$1 $2"; } >"$times_file.$$" && mv "$times_file.$$" "$times_file"
 }
 minutes() { echo "$(( ($1 + 59) / 60 )) min"; }
+clock() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # build NAME BINDIR LDFLAGS PKG...: go build the packages' commands into BINDIR
 # unless every one is already there (or in the cache of an older layout, which
@@ -71,7 +72,7 @@ build() {
   local builder=$! status=0
   while ! wait_up_to 30 "$builder"; do
     local spent=$((SECONDS - start))
-    log "$name: building, $(minutes "$spent") so far$([ "$spent" -lt "$expected" ] && echo ", about $(minutes $((expected - spent))) left" || echo ", longer than the $(minutes "$expected") expected")"
+    log "$name: building, $(clock "$spent") so far$([ "$spent" -lt "$expected" ] && echo ", about $(minutes $((expected - spent))) left" || echo ", longer than the $(minutes "$expected") expected")"
   done
   wait "$builder" || status=$?
   [ $status = 0 ] || { rm -rf "$tmp"; die "$name: build failed"; }
