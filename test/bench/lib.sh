@@ -62,6 +62,19 @@ bench_build_easyai() {
   (cd "$BENCH_ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" ./cmd/easyai)
 }
 
+# bench_build TOOL...: builds easyai (as released) into $EASYAI, the filler
+# into $FILL and each test/bench/TOOL into $EASYAI_CACHE_DIR/bench-TOOL, and
+# sets machine (bench_machine, now: what the binaries were built from).
+bench_build() {
+  EASYAI=$EASYAI_CACHE_DIR/bench-easyai FILL=$EASYAI_CACHE_DIR/bench-fill
+  blog "building easyai, the filler and $*"
+  bench_build_easyai "$EASYAI"
+  go build -o "$FILL" ./test/bench/fill
+  local tool
+  for tool in "$@"; do go build -o "$EASYAI_CACHE_DIR/bench-$tool" "./test/bench/$tool"; done
+  machine=$(bench_machine)
+}
+
 # stats FILE COLUMN: median, min and max of a column of numbers.
 stats() {
   cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 } END {

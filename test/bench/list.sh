@@ -41,14 +41,8 @@ MARK=list
 
 bench_cluster_up list
 
-EASYAI=$EASYAI_CACHE_DIR/bench-easyai
-FILL=$EASYAI_CACHE_DIR/bench-fill
+bench_build profile
 PROFILE=$EASYAI_CACHE_DIR/bench-profile
-blog "building easyai and the filler"
-bench_build_easyai "$EASYAI"
-go build -o "$FILL" ./test/bench/fill
-go build -o "$PROFILE" ./test/bench/profile
-machine=$(bench_machine) # now: what the binaries were built from
 
 blog "filling: $BENCH_JOBS TFJobs (1 PS + $BENCH_WORKERS workers) and their pods in $BENCH_NAMESPACES namespaces"
 fill_start=$(date +%s%N)

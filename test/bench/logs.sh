@@ -48,14 +48,8 @@ BENCH_DOC=${BENCH_DOC-docs/benchmarks.md}
 
 bench_cluster_up logs
 
-EASYAI=$EASYAI_CACHE_DIR/bench-easyai
-FILL=$EASYAI_CACHE_DIR/bench-fill
+bench_build logcount
 COUNT=$EASYAI_CACHE_DIR/bench-logcount
-blog "building easyai, the filler and the counter"
-bench_build_easyai "$EASYAI"
-go build -o "$FILL" ./test/bench/fill
-go build -o "$COUNT" ./test/bench/logcount
-machine=$(bench_machine) # now: what the binaries were built from
 
 NS=bench-logs-0 JOB=bench-0000
 nodes=$("$KUBECTL" get nodes -o name | sed -n 's|^node/\(kwok-node-.*\)|\1|p' | paste -sd, -)
