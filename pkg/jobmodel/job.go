@@ -66,11 +66,11 @@ type Summary struct {
 	Workers ReplicaCount `json:"workers"`
 	// GPUs is how many GPUs the job asks for, over every replica (a
 	// fraction on platforms that share GPUs, such as timaker).
-	GPUs        float64           `json:"gpus"`
-	Created     time.Time         `json:"created"`
-	Started     *time.Time        `json:"started,omitempty"`
-	Finished    *time.Time        `json:"finished,omitempty"`
-	Labels      map[string]string `json:"-"`
+	GPUs     float64           `json:"gpus"`
+	Created  time.Time         `json:"created"`
+	Started  *time.Time        `json:"started,omitempty"`
+	Finished *time.Time        `json:"finished,omitempty"`
+	Labels   map[string]string `json:"-"`
 	// RecordedUser is the identity in the job's easyai.io/user annotation
 	// ("" without one). Of the annotations only it is kept: a summary is
 	// what list holds for each of thousands of jobs, and the request easyai
