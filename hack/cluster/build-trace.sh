@@ -17,5 +17,5 @@ for trace in "$dir"/*.json; do
     | map(select(.name | startswith("Executing action (build "))) as $builds
     | map(select(.name | startswith("Executing action (link "))) as $links
     | "\($name): \($wall | floor) s wall; compile \(($builds | map(.us) | add // 0) / 1e6 | floor) s of CPU over \($builds | length) packages; link \(($links | map(.us) | add // 0) / 1e6 | floor) s (\($links | length) binaries, the longest \(($links | map(.us) | max // 0) / 1e6 | floor) s)\n  slowest to compile: \($builds | sort_by(-.us) | .[:5] | map("\(.name | sub("Executing action \\(build "; "") | sub("\\)$"; "")) \(.us / 1e6 * 10 | floor / 10) s") | join(", "))"
-  ' "$trace"
+  ' "$trace" 2>/dev/null || echo "$(basename "$trace" .json): the trace is not complete (a build still running, or stopped)"
 done
