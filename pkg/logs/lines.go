@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"hash/fnv"
 	"io"
@@ -186,54 +187,39 @@ func copyCappedLines(stream io.Reader, out *lineWriter, prefix string, resume *r
 	if resume != nil {
 		resume.startStream()
 	}
+	p := pieces{out: out, prefix: prefix, resume: resume, keepStamps: keepStamps}
 	// held: the start of a line whose end has not come yet (its own copy).
 	var held []byte
-	// continued: the line goes on from a piece cut at the limit; skipping:
-	// that line's first piece was a repeat, and so are the others.
-	continued, skipping := false, false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		full := errors.Is(err, bufio.ErrBufferFull)
-		if full && len(held)+len(chunk) < limit {
+		body := chunk
+		if len(held) > 0 || full {
+			// The reader's buffer is reused by the next read: keep a copy.
 			held = append(held, chunk...)
+			body = held
+		}
+		if !full {
+			body = bytes.TrimSuffix(bytes.TrimSuffix(body, []byte("\n")), []byte("\r"))
+		}
+		for len(body) > limit {
+			whole := wholeRunes(body[:limit])
+			if werr := p.emit(string(body[:whole]), true); werr != nil {
+				return werr
+			}
+			body = body[whole:]
+		}
+		if full {
+			// (body may be the end of held: append moves it down.)
+			held = append(held[:0], body...)
 			continue
 		}
-		piece := chunk
-		if len(held) > 0 {
-			piece = append(held, chunk...)
-		}
-		cut := full
-		var rest []byte
-		if cut {
-			whole := wholeRunes(piece[:limit])
-			piece, rest = piece[:whole], piece[whole:]
-		}
-		line := string(piece)
-		// (rest may share held's array: line is copied out first.)
-		held = append(held[:0], rest...)
-		if line != "" {
-			if !cut {
-				line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if len(chunk) > 0 || len(held) > 0 {
+			if werr := p.emit(string(body), false); werr != nil {
+				return werr
 			}
-			switch {
-			case !continued:
-				shown, werr := emitLine(out, prefix, line, resume, keepStamps)
-				if werr != nil {
-					return werr
-				}
-				skipping = !shown
-			case skipping, line == "" && !cut:
-				// A repeat, or only the end of a line already shown.
-			default:
-				if werr := out.writeLine(prefix, line); werr != nil {
-					return werr
-				}
-			}
-			continued = cut
 		}
-		if cut {
-			continue
-		}
+		held = held[:0]
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -241,6 +227,37 @@ func copyCappedLines(stream io.Reader, out *lineWriter, prefix string, resume *r
 			return err
 		}
 	}
+}
+
+// pieces writes a stream's lines, some of them cut into pieces.
+type pieces struct {
+	out        *lineWriter
+	prefix     string
+	resume     *resumePoint
+	keepStamps bool
+	// continued: the line goes on from a piece cut at the limit; skipping:
+	// that line's first piece was a repeat, and so are the others.
+	continued, skipping bool
+}
+
+// emit writes one piece of a line; cut says the line goes on after it.
+func (p *pieces) emit(line string, cut bool) error {
+	switch {
+	case !p.continued:
+		shown, err := emitLine(p.out, p.prefix, line, p.resume, p.keepStamps)
+		if err != nil {
+			return err
+		}
+		p.skipping = !shown
+	case p.skipping, line == "" && !cut:
+		// A repeat, or only the end of a line already shown.
+	default:
+		if err := p.out.writeLine(p.prefix, line); err != nil {
+			return err
+		}
+	}
+	p.continued = cut
+	return nil
 }
 
 // wholeRunes is the length of b without an incomplete UTF-8 sequence at its end.
