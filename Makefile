@@ -34,11 +34,11 @@ check-generated: ## Fail when docs/cli, docs/man, completions/, gofmt or go.mod 
 	hack/check-generated.sh
 
 .PHONY: goreleaser-check
-goreleaser-check: ## Validate .goreleaser.yaml (goreleaser installed as a Go module).
+goreleaser-check: ## Validate .goreleaser.yaml with GoReleaser's full check (compiles GoReleaser; make test reads the file with its types only).
 	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
 
 .PHONY: test
-test: ## Unit tests, bounded fuzzing, then the end-to-end suite on the local cluster (started and stopped if none runs).
+test: ## Unit tests, bounded fuzzing (5s a target), then the end-to-end suite on the local cluster (started and stopped if none runs).
 	hack/test.sh
 
 .PHONY: test-unit

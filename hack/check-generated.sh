@@ -26,6 +26,13 @@ generated=$(cd "$tmp/man" && ls -- *.1 | sort)
   status=1
 }
 
+# The release configuration's check reads it with the pinned GoReleaser's types.
+pinned=$(sed -n 's/^GORELEASER_VERSION := //p' Makefile)
+grep -q "^require github.com/goreleaser/goreleaser/v2 $pinned\$" hack/tools/releaseconfig/go.mod || {
+  echo "hack/tools/releaseconfig/go.mod must require github.com/goreleaser/goreleaser/v2 $pinned (GORELEASER_VERSION)" >&2
+  status=1
+}
+
 # The Apache License 2.0, as published (https://www.apache.org/licenses/LICENSE-2.0.txt).
 apache2=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
 [ "$(sha256sum <LICENSE 2>/dev/null | cut -d' ' -f1)" = "$apache2" ] ||
