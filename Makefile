@@ -46,7 +46,7 @@ test-unit: ## Unit tests only (no cluster).
 	hack/test.sh unit
 
 .PHONY: test-fuzz
-test-fuzz: ## Run every fuzz target for EASYAI_FUZZTIME (15s) each.
+test-fuzz: ## Run every fuzz target for EASYAI_FUZZTIME (15s; 5s within make test) each.
 	hack/test.sh fuzz
 
 .PHONY: test-e2e

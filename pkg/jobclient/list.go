@@ -126,7 +126,10 @@ type ListResult struct {
 
 // List lists the jobs of every kind asked for: one paginated LIST per kind,
 // all kinds at once, and nothing else (no pods, no call per job); each job's
-// state, workers and GPUs come from the job object (Kind.Summarize).
+// state, workers and GPUs come from the job object (Kind.Summarize). Across
+// namespaces, a kind with more than a page of jobs is read on by namespace
+// after its first page (one LIST of the namespaces, then a few LISTs at
+// once: listByNamespace), when the user may list namespaces.
 //
 // A kind the cluster does not serve, or the user may not list, is skipped
 // (ListResult says which) without stopping the others; List fails when
@@ -140,9 +143,10 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*ListResult, error
 	}
 	perKind := make([][]Job, len(ks))
 	errs := make([]error, len(ks))
+	namespaces := sync.OnceValue(func() []string { return c.namespaces(ctx) })
 	var wg sync.WaitGroup
 	for i, k := range ks {
-		wg.Go(func() { perKind[i], errs[i] = c.listKind(ctx, k, &opts) })
+		wg.Go(func() { perKind[i], errs[i] = c.listKind(ctx, k, &opts, namespaces) })
 	}
 	wg.Wait()
 	res := &ListResult{}
@@ -181,48 +185,171 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*ListResult, error
 	return res, nil
 }
 
-// listKind pages through one kind's jobs.
-func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions) ([]Job, error) {
+// listKind pages through one kind's jobs. Across namespaces, a kind with
+// more jobs than one page holds is read by namespace, a few namespaces at
+// once (splitByNamespace); otherwise page after page.
+func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions, namespaces func() []string) ([]Job, error) {
 	list := metav1.ListOptions{LabelSelector: opts.selector(), Limit: PageSize}
 	var out []Job
-	for {
-		summaries, next, err := c.listPage(ctx, k, opts.Namespace, list)
-		if err != nil {
-			if kube.NotInstalled(err) || kube.Refused(err) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("listing %s: %w", k.GroupVersionKind().Kind, err)
-		}
+	keep := func(summaries []jobmodel.Summary) {
 		for _, s := range summaries {
 			if opts.keeps(&s, s.RecordedUser) {
 				out = append(out, Job{Kind: k, Summary: s})
 			}
 		}
+	}
+	first := true
+	for {
+		summaries, next, err := c.listPage(ctx, k, opts.Namespace, list, nil)
+		if err != nil {
+			return nil, listError(k, err)
+		}
+		keep(summaries)
 		if list.Continue = next; next == "" {
+			return out, nil
+		}
+		if first && opts.Namespace == "" && len(summaries) > 0 {
+			last := summaries[len(summaries)-1].Namespace
+			if after, ok := namespacesAfter(namespaces(), last); ok {
+				rest, err := c.listByNamespace(ctx, k, list, last, after)
+				if err != nil {
+					return nil, listError(k, err)
+				}
+				keep(rest)
+				return out, nil
+			}
+		}
+		first = false
+	}
+}
+
+func listError(k kinds.Kind, err error) error {
+	if kube.NotInstalled(err) || kube.Refused(err) {
+		return err
+	}
+	return fmt.Errorf("listing %s: %w", k.GroupVersionKind().Kind, err)
+}
+
+const (
+	// splitNamespaces is the most namespaces a list across namespaces is
+	// split into; with more, it goes on page after page.
+	splitNamespaces = 64
+	// listsAtOnce is how many LISTs of one kind run at once when split.
+	listsAtOnce = 4
+)
+
+// namespacesAfter are the namespaces whose jobs come after those of
+// namespace last in a LIST across namespaces (the API server returns them in
+// the order of their keys, namespace/name); ok is false when they are not
+// known (the user may not list namespaces) or too many to split into.
+func namespacesAfter(all []string, last string) (after []string, ok bool) {
+	if all == nil {
+		return nil, false
+	}
+	for _, ns := range all {
+		if ns+"/" > last+"/" {
+			after = append(after, ns)
+		}
+	}
+	return after, len(after) <= splitNamespaces
+}
+
+// listByNamespace reads the rest of a LIST across namespaces whose first
+// page ended in namespace last, continued by cont: the rest of last's jobs
+// by continuing that LIST (stopped at the first job of another namespace),
+// and each namespace after it by a LIST of its own, listsAtOnce at a time.
+// The API server writes the jobs of one answer on one core: several answers
+// at once take less time than one long one. Each namespace's jobs are as
+// one LIST saw them; two namespaces may be read a moment apart.
+func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.ListOptions, last string, after []string) ([]jobmodel.Summary, error) {
+	parts := make([][]jobmodel.Summary, 1+len(after))
+	errs := make([]error, len(parts))
+	sem := make(chan struct{}, listsAtOnce)
+	var wg sync.WaitGroup
+	for i := range parts {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if i == 0 {
+				parts[i], errs[i] = c.listRest(ctx, k, cont, last)
+				return
+			}
+			parts[i], errs[i] = c.listAll(ctx, k, after[i-1], metav1.ListOptions{LabelSelector: cont.LabelSelector, Limit: cont.Limit})
+		})
+	}
+	wg.Wait()
+	var out []jobmodel.Summary
+	for i := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, parts[i]...)
+	}
+	return out, nil
+}
+
+// listRest continues a LIST across namespaces for the jobs of namespace ns
+// that its first page did not hold, and stops at the first job of another.
+func (c *Client) listRest(ctx context.Context, k kinds.Kind, opts metav1.ListOptions, ns string) ([]jobmodel.Summary, error) {
+	var out []jobmodel.Summary
+	stop := func(s *jobmodel.Summary) bool { return s.Namespace != ns }
+	for {
+		summaries, next, err := c.listPage(ctx, k, "", opts, stop)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, summaries...)
+		if opts.Continue = next; next == "" {
 			return out, nil
 		}
 	}
 }
 
+// listAll pages through one namespace's jobs of a kind.
+func (c *Client) listAll(ctx context.Context, k kinds.Kind, ns string, opts metav1.ListOptions) ([]jobmodel.Summary, error) {
+	var out []jobmodel.Summary
+	for {
+		summaries, next, err := c.listPage(ctx, k, ns, opts, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, summaries...)
+		if opts.Continue = next; next == "" {
+			return out, nil
+		}
+	}
+}
+
+// errStopped ends the reading of a page at the first job stop refuses.
+var errStopped = errors.New("stopped")
+
 // listPage fetches one page of a kind's jobs and reads each job's summary:
 // through Raw when set, straight from the response as it streams in (no
 // generic maps, no copy of the page), else through the dynamic client.
-func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions) ([]jobmodel.Summary, string, error) {
+// When stop is set and says so of a job, the page ends before that job,
+// the rest is not read (the request is cancelled) and next is "".
+func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions, stop func(*jobmodel.Summary) bool) ([]jobmodel.Summary, string, error) {
 	if c.Raw == nil {
 		page, err := c.Dynamic.Resource(k.Resource()).Namespace(namespace).List(ctx, opts)
 		if err != nil {
 			return nil, "", err
 		}
-		out := make([]jobmodel.Summary, len(page.Items))
+		out := make([]jobmodel.Summary, 0, len(page.Items))
 		for i := range page.Items {
 			item, err := json.Marshal(page.Items[i].Object)
 			if err != nil {
 				return nil, "", err
 			}
-			out[i] = c.summarize(k, item)
+			s := c.summarize(k, item)
+			if stop != nil && stop(&s) {
+				return out, "", nil
+			}
+			out = append(out, s)
 		}
 		return out, page.GetContinue(), nil
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	gvr := k.Resource()
 	path := []string{"apis", gvr.Group, gvr.Version}
 	if namespace != "" {
@@ -246,12 +373,40 @@ func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, o
 	var out []jobmodel.Summary
 	next, err := readPage(json.NewDecoder(in), func(dec *json.Decoder) error {
 		s, err := c.summarizeNext(k, dec, in)
-		if err == nil {
-			out = append(out, s)
+		if err != nil {
+			return err
 		}
-		return err
+		if stop != nil && stop(&s) {
+			return errStopped
+		}
+		out = append(out, s)
+		return nil
 	})
+	if errors.Is(err, errStopped) {
+		return out, "", nil
+	}
 	return out, next, err
+}
+
+// namespaces are the cluster's namespaces, or nil when they cannot be
+// listed (a user who may not; no client): a list across namespaces then
+// goes page after page.
+func (c *Client) namespaces(ctx context.Context) []string {
+	if c.Kube == nil {
+		return nil
+	}
+	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, ns := range list.Items {
+		if len(validation.IsDNS1123Label(ns.Name)) > 0 {
+			return nil // not a namespace's name: go page after page
+		}
+		names = append(names, ns.Name)
+	}
+	return names
 }
 
 // recordingReader keeps the first error its reader returned other than
