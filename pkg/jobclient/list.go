@@ -271,10 +271,11 @@ func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.
 		wg.Go(func() {
 			defer func() { <-sem }()
 			if i == 0 {
-				parts[i], errs[i] = c.listRest(ctx, k, cont, last)
+				// The rest of last's jobs: stopped at another namespace's.
+				parts[i], errs[i] = c.pages(ctx, k, "", cont, func(s *jobmodel.Summary) bool { return s.Namespace != last })
 				return
 			}
-			parts[i], errs[i] = c.listAll(ctx, k, after[i-1], metav1.ListOptions{LabelSelector: cont.LabelSelector, Limit: cont.Limit})
+			parts[i], errs[i] = c.pages(ctx, k, after[i-1], metav1.ListOptions{LabelSelector: cont.LabelSelector, Limit: cont.Limit}, nil)
 		})
 	}
 	wg.Wait()
@@ -288,28 +289,12 @@ func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.
 	return out, nil
 }
 
-// listRest continues a LIST across namespaces for the jobs of namespace ns
-// that its first page did not hold, and stops at the first job of another.
-func (c *Client) listRest(ctx context.Context, k kinds.Kind, opts metav1.ListOptions, ns string) ([]jobmodel.Summary, error) {
-	var out []jobmodel.Summary
-	stop := func(s *jobmodel.Summary) bool { return s.Namespace != ns }
-	for {
-		summaries, next, err := c.listPage(ctx, k, "", opts, stop)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, summaries...)
-		if opts.Continue = next; next == "" {
-			return out, nil
-		}
-	}
-}
-
-// listAll pages through one namespace's jobs of a kind.
-func (c *Client) listAll(ctx context.Context, k kinds.Kind, ns string, opts metav1.ListOptions) ([]jobmodel.Summary, error) {
+// pages reads every page of a kind's jobs in namespace ("" for all) from
+// opts (its Continue, if set), up to the first job stop refuses, if set.
+func (c *Client) pages(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions, stop func(*jobmodel.Summary) bool) ([]jobmodel.Summary, error) {
 	var out []jobmodel.Summary
 	for {
-		summaries, next, err := c.listPage(ctx, k, ns, opts, nil)
+		summaries, next, err := c.listPage(ctx, k, namespace, opts, stop)
 		if err != nil {
 			return nil, err
 		}
