@@ -88,8 +88,8 @@ func UsageOf(jobs []Job, now time.Time, since time.Duration) JobUsageList {
 		if since > 0 && start.Before(from) {
 			start = from
 		}
-		if !running && !end.After(start) {
-			continue
+		if !running && end.Before(start) {
+			continue // ended before the window
 		}
 		ran := max(end.Sub(start), 0)
 		u := JobUsage{Name: s.Name, Namespace: s.Namespace, KindName: j.Kind.Name(), User: s.User, Experiment: s.Experiment,

@@ -34,6 +34,9 @@ func TestUsageOf(t *testing.T) {
 		job("done", jobmodel.Succeeded, 4, at(11*time.Hour), at(time.Hour)),
 		// Ended before the window.
 		job("old", jobmodel.Failed, 2, at(50*time.Hour), at(49*time.Hour)),
+		// Ended within the second it started (the status's times are
+		// whole seconds): in the window, with no GPU-hours.
+		job("instant", jobmodel.Failed, 2, at(3*time.Hour), at(3*time.Hour)),
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
@@ -50,14 +53,17 @@ func TestUsageOf(t *testing.T) {
 	}
 
 	// The last 24 hours: small's 30 hours count as 24, done's 10 hours
-	// (40 GPU-hours) count; old does not.
+	// (40 GPU-hours) count, instant is there with none; old is not.
 	got = jobclient.UsageOf(jobs, now, 24*time.Hour)
-	if got.Since == nil || !got.Since.Equal(now.Add(-24*time.Hour)) || len(got.Items) != 3 {
+	if got.Since == nil || !got.Since.Equal(now.Add(-24*time.Hour)) || len(got.Items) != 4 {
 		t.Fatalf("usage %+v", got)
 	}
-	names := []string{got.Items[0].Name, got.Items[1].Name, got.Items[2].Name}
-	if names[0] != "big" || names[1] != "small" || names[2] != "done" {
-		t.Errorf("order %v, want big, small (GPUs held), then done", names)
+	names := []string{got.Items[0].Name, got.Items[1].Name, got.Items[2].Name, got.Items[3].Name}
+	if names[0] != "big" || names[1] != "small" || names[2] != "done" || names[3] != "instant" {
+		t.Errorf("order %v, want big, small (GPUs held), then done, instant", names)
+	}
+	if i := got.Items[3]; i.GPUHours != 0 || i.RunningSeconds != 0 || i.State != jobmodel.Failed {
+		t.Errorf("instant %+v", i)
 	}
 	if s, d := got.Items[1], got.Items[2]; !near(s.GPUHours, 24) || s.RunningSeconds != 24*3600 || !near(d.GPUHours, 40) || d.GPUsHeld != 0 {
 		t.Errorf("small %+v, done %+v", s, d)
