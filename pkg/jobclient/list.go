@@ -186,41 +186,50 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*ListResult, error
 }
 
 // listKind pages through one kind's jobs. Across namespaces, a kind with
-// more jobs than one page holds is read by namespace, a few namespaces at
-// once (splitByNamespace); otherwise page after page.
+// more jobs than one page holds is read on by namespace, a few namespaces at
+// once (listByNamespace); otherwise page after page.
 func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions, namespaces func() []string) ([]Job, error) {
 	list := metav1.ListOptions{LabelSelector: opts.selector(), Limit: PageSize}
-	var out []Job
-	keep := func(summaries []jobmodel.Summary) {
-		for _, s := range summaries {
-			if opts.keeps(&s, s.RecordedUser) {
-				out = append(out, Job{Kind: k, Summary: s})
-			}
-		}
+	// Only the jobs kept are held, page by page.
+	keep := func(s *jobmodel.Summary) bool { return opts.keeps(s, s.RecordedUser) }
+	first, next, err := c.listPage(ctx, k, opts.Namespace, list, nil)
+	if err != nil {
+		return nil, listError(k, err)
 	}
-	first := true
-	for {
-		summaries, next, err := c.listPage(ctx, k, opts.Namespace, list, nil)
+	last := ""
+	if len(first) > 0 {
+		last = first[len(first)-1].Namespace
+	}
+	summaries := kept(first, keep)
+	if next != "" {
+		list.Continue = next
+		var rest []jobmodel.Summary
+		if after, ok := namespacesAfter(namespaces, opts.Namespace, last); ok {
+			rest, err = c.listByNamespace(ctx, k, list, last, after, keep)
+		} else {
+			rest, err = c.pages(ctx, k, opts.Namespace, list, nil, keep)
+		}
 		if err != nil {
 			return nil, listError(k, err)
 		}
-		keep(summaries)
-		if list.Continue = next; next == "" {
-			return out, nil
-		}
-		if first && opts.Namespace == "" && len(summaries) > 0 {
-			last := summaries[len(summaries)-1].Namespace
-			if after, ok := namespacesAfter(namespaces(), last); ok {
-				rest, err := c.listByNamespace(ctx, k, list, last, after)
-				if err != nil {
-					return nil, listError(k, err)
-				}
-				keep(rest)
-				return out, nil
-			}
-		}
-		first = false
+		summaries = append(summaries, rest...)
 	}
+	out := make([]Job, len(summaries))
+	for i, s := range summaries {
+		out[i] = Job{Kind: k, Summary: s}
+	}
+	return out, nil
+}
+
+// kept are the summaries keep keeps, in place.
+func kept(summaries []jobmodel.Summary, keep func(*jobmodel.Summary) bool) []jobmodel.Summary {
+	out := summaries[:0]
+	for i := range summaries {
+		if keep(&summaries[i]) {
+			out = append(out, summaries[i])
+		}
+	}
+	return out
 }
 
 func listError(k kinds.Kind, err error) error {
@@ -240,9 +249,14 @@ const (
 
 // namespacesAfter are the namespaces whose jobs come after those of
 // namespace last in a LIST across namespaces (the API server returns them in
-// the order of their keys, namespace/name); ok is false when they are not
-// known (the user may not list namespaces) or too many to split into.
-func namespacesAfter(all []string, last string) (after []string, ok bool) {
+// the order of their keys, namespace/name); ok is false for a LIST in one
+// namespace, or when they are not known (the user may not list namespaces)
+// or too many to split into. namespaces is only asked when needed.
+func namespacesAfter(namespaces func() []string, namespace, last string) (after []string, ok bool) {
+	if namespace != "" || last == "" {
+		return nil, false
+	}
+	all := namespaces()
 	if all == nil {
 		return nil, false
 	}
@@ -261,7 +275,7 @@ func namespacesAfter(all []string, last string) (after []string, ok bool) {
 // The API server writes the jobs of one answer on one core: several answers
 // at once take less time than one long one. Each namespace's jobs are as
 // one LIST saw them; two namespaces may be read a moment apart.
-func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.ListOptions, last string, after []string) ([]jobmodel.Summary, error) {
+func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.ListOptions, last string, after []string, keep func(*jobmodel.Summary) bool) ([]jobmodel.Summary, error) {
 	parts := make([][]jobmodel.Summary, 1+len(after))
 	errs := make([]error, len(parts))
 	sem := make(chan struct{}, listsAtOnce)
@@ -272,10 +286,10 @@ func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.
 			defer func() { <-sem }()
 			if i == 0 {
 				// The rest of last's jobs: stopped at another namespace's.
-				parts[i], errs[i] = c.pages(ctx, k, "", cont, func(s *jobmodel.Summary) bool { return s.Namespace != last })
+				parts[i], errs[i] = c.pages(ctx, k, "", cont, func(s *jobmodel.Summary) bool { return s.Namespace != last }, keep)
 				return
 			}
-			parts[i], errs[i] = c.pages(ctx, k, after[i-1], metav1.ListOptions{LabelSelector: cont.LabelSelector, Limit: cont.Limit}, nil)
+			parts[i], errs[i] = c.pages(ctx, k, after[i-1], metav1.ListOptions{LabelSelector: cont.LabelSelector, Limit: cont.Limit}, nil, keep)
 		})
 	}
 	wg.Wait()
@@ -290,15 +304,16 @@ func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.
 }
 
 // pages reads every page of a kind's jobs in namespace ("" for all) from
-// opts (its Continue, if set), up to the first job stop refuses, if set.
-func (c *Client) pages(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions, stop func(*jobmodel.Summary) bool) ([]jobmodel.Summary, error) {
+// opts (its Continue, if set), up to the first job stop refuses, if set,
+// and returns those keep keeps.
+func (c *Client) pages(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions, stop, keep func(*jobmodel.Summary) bool) ([]jobmodel.Summary, error) {
 	var out []jobmodel.Summary
 	for {
 		summaries, next, err := c.listPage(ctx, k, namespace, opts, stop)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, summaries...)
+		out = append(out, kept(summaries, keep)...)
 		if opts.Continue = next; next == "" {
 			return out, nil
 		}

@@ -147,34 +147,9 @@ func timePhases(runs int) error {
 		fn   func() error
 	}{
 		{"LIST tfjobs, raw bytes (4 pages of 500)", func() error {
-			bytes = 0
-			cont := ""
-			for {
-				url := cfg.Host + "/apis/" + gvr.Group + "/" + gvr.Version + "/" + gvr.Resource + "?limit=500"
-				if cont != "" {
-					url += "&continue=" + cont
-				}
-				resp, err := rc.Get(url)
-				if err != nil {
-					return err
-				}
-				var page struct {
-					Metadata metav1.ListMeta `json:"metadata"`
-				}
-				b, err := io.ReadAll(resp.Body)
-				_ = resp.Body.Close()
-				if err != nil {
-					return err
-				}
-				bytes += int64(len(b))
-				// Only the continue token: find it without decoding the items.
-				if err := jsonMetadata(b, &page.Metadata); err != nil {
-					return err
-				}
-				if cont = page.Metadata.Continue; cont == "" {
-					return nil
-				}
-			}
+			var err error
+			bytes, err = rawPages(rc, cfg.Host+"/apis/"+gvr.Group+"/"+gvr.Version+"/"+gvr.Resource)
+			return err
 		}},
 		{"LIST tfjobs, raw bytes, each namespace in turn", func() error {
 			return listNamespaces(rc, cfg.Host, gvr.Group+"/"+gvr.Version+"/"+gvr.Resource, namespaces, 1, bytes)
