@@ -112,7 +112,7 @@ func (c *Config) streamBackoff() wait.Backoff {
 // A watch that ends (410 Gone after an API server restart, or a long
 // disconnection) is replaced: the pods and the job are listed again, what
 // changed meanwhile is taken in, and the watch resumes from that LIST.
-func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *corev1.PodList) error {
+func (c *Config) follow(ctx context.Context, selected, replicas []jobmodel.Replica, pods *corev1.PodList) error {
 	ns, name := c.Job.GetNamespace(), c.Job.GetName()
 	clk := c.retryClock()
 	wantTask := map[string]bool{}
@@ -247,8 +247,19 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 		}
 		return n
 	}
+	// The replica of each pod of the first LIST is known (replicas, read
+	// from it); a pod seen later is looked up on its own.
+	listed := make(map[string]jobmodel.Replica, len(replicas))
+	for _, r := range replicas {
+		if r.Pod != "" {
+			listed[r.Pod] = r
+		}
+	}
 	onPod := func(p *corev1.Pod, deleted bool) {
-		r, ok := replicaOf(c, p)
+		r, ok := listed[p.Name]
+		if !ok {
+			r, ok = replicaOf(c, p)
+		}
 		if !ok || !selects(r) {
 			return
 		}
@@ -297,7 +308,7 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 	for i := range pods.Items {
 		onPod(&pods.Items[i], false)
 	}
-	pods = nil // what is needed of it is in streams; the rest can go
+	pods, listed = nil, nil // what is needed of them is in streams; the rest can go
 
 	// relistPods takes in what happened to the pods while no watch was open,
 	// and watches them again from there.
@@ -305,7 +316,7 @@ func (c *Config) follow(ctx context.Context, selected []jobmodel.Replica, pods *
 		podWatch.Stop()
 		var pods *corev1.PodList
 		err := retryList(ctx, func(ctx context.Context) (err error) {
-			pods, err = c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: c.Kind.PodSelector(name)})
+			pods, err = listPods(ctx, c.Kube, ns, c.Kind.PodSelector(name))
 			return err
 		})
 		if err != nil {
@@ -475,7 +486,7 @@ func retryList(ctx context.Context, list func(context.Context) error) error {
 // not shown yet: the lines written before the job ended.
 func (c *Config) drain(ctx context.Context, streams map[string]*stream, order []*stream, out *lineWriter, selects func(jobmodel.Replica) bool) {
 	name := c.Job.GetName()
-	pods, err := c.Kube.CoreV1().Pods(c.Job.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: c.Kind.PodSelector(name)})
+	pods, err := listPods(ctx, c.Kube, c.Job.GetNamespace(), c.Kind.PodSelector(name))
 	if err != nil {
 		fmt.Fprintf(c.ErrOut, "listing the pods of %s/%s: %v\n", c.Kind.Name(), name, err)
 		return

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
@@ -90,7 +89,7 @@ func Run(ctx context.Context, c Config) error {
 		c.Source = KubeSource{Kube: c.Kube}
 	}
 	ns, name := c.Job.GetNamespace(), c.Job.GetName()
-	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: c.Kind.PodSelector(name)})
+	pods, err := listPods(ctx, c.Kube, ns, c.Kind.PodSelector(name))
 	if err != nil {
 		return fmt.Errorf("listing the pods of %s/%s: %w", c.Kind.Name(), name, err)
 	}
@@ -123,7 +122,7 @@ func Run(ctx context.Context, c Config) error {
 	if n := countStreams(selected, pods.Items, c.Container); n > c.MaxLogRequests {
 		return TooManyStreamsError(n, c.MaxLogRequests)
 	}
-	return c.follow(ctx, selected, pods)
+	return c.follow(ctx, selected, replicas, pods)
 }
 
 // TooManyStreamsError is the usage error of following more streams than allowed.

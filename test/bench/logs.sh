@@ -13,10 +13,12 @@
 # Two scenarios: "backlog", the whole log there when the follower starts (how
 # fast it catches up, and what it holds meanwhile), and "live", the log
 # written while the follower runs, over BENCH_LIVE_SECONDS (what following
-# costs once every stream is open). kubectl opens its streams at its
-# client's default 5 requests a second (it has no flag to raise it), so its
-# last streams open after about 100 s: the live runs last longer than that,
-# so that both hold every stream open at the end.
+# costs with every stream open). kubectl opens its streams at its client's
+# default 5 requests a second (it has no flag to raise it), so its last
+# streams open after about 100 s: a live run starts writing only once the
+# API server holds every stream of the follower open (its
+# apiserver_longrunning_requests gauge), so that both followers get every
+# line live, none of it as a backlog read at once.
 #
 # Targets: easyai's peak memory at most kubectl's (1.0x), its CPU time per
 # line at most kubectl's; every line delivered once. Writes the medians
@@ -28,6 +30,7 @@
 #   BENCH_RUNS=3              backlog runs of each follower
 #   BENCH_LIVE_RUNS=1         live runs of each follower
 #   BENCH_LIVE_SECONDS=120    how long writing the log takes in a live run
+#   BENCH_OPEN_WAIT=180       how long a live run waits for every stream to open before writing
 #   BENCH_IDLE=30s            a follower that delivers nothing new for this long is stopped
 #   BENCH_DOC=docs/benchmarks.md   where the results go; empty: nowhere
 #   BENCH_KEEP_CLUSTER=1, BENCH_CLUSTER_DIR, BENCH_PORT_OFFSET: as for list.sh
@@ -42,6 +45,7 @@ BENCH_LOG_LINES=${BENCH_LOG_LINES:-2000}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_LIVE_RUNS=${BENCH_LIVE_RUNS:-1}
 BENCH_LIVE_SECONDS=${BENCH_LIVE_SECONDS:-120}
+BENCH_OPEN_WAIT=${BENCH_OPEN_WAIT:-180}
 BENCH_IDLE=${BENCH_IDLE:-30s}
 BENCH_DOC=${BENCH_DOC-docs/benchmarks.md}
 [ "$BENCH_REPLICAS" -ge 2 ] || bdie "BENCH_REPLICAS must be at least 2 (1 PS and a worker)"
@@ -95,24 +99,51 @@ running=$("$KUBECTL" get pods -n "$NS" -l "training.kubeflow.org/job-name=$JOB" 
 "$KUBECTL" logs -n "$NS" "$JOB-worker-0" --tail=1 | grep -q "seq=$BENCH_LOG_LINES " ||
   bdie "kwok does not serve the replicas' log"
 
+# log_streams: the pod log streams the API server holds open (its
+# apiserver_longrunning_requests gauge); every one is a follower's here.
+log_streams() {
+  "$KUBECTL" get --raw /metrics | awk '/^apiserver_longrunning_requests\{/ && /resource="pods"/ && /subresource="log"/ { s += $NF } END { print s + 0 }'
+}
+
+# wait_for_streams N NAME: waits until the API server holds N pod log
+# streams open, at most BENCH_OPEN_WAIT seconds.
+wait_for_streams() {
+  local deadline=$((SECONDS + BENCH_OPEN_WAIT)) open
+  while open=$(log_streams) && [ "$open" -lt "$1" ]; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      blog "warning: $2: $open of $1 streams open after ${BENCH_OPEN_WAIT}s; writing anyway"
+      return
+    fi
+    sleep 1
+  done
+}
+
 # follow NAME CMD...: one run of a follower; appends to $WORK/NAME
-# "<seconds to the last new line> <peak RSS KiB> <CPU seconds> <delivered> <duplicated> <lost>".
-# For a NAME ending in -live, the log is emptied first and written anew
-# during the run.
+# "<seconds to the last new line> <peak RSS KiB> <CPU seconds> <delivered> <duplicated> <lost> <seconds waited>".
+# For a NAME ending in -live, the log is emptied first, and written anew
+# once the follower holds every stream open (the seconds waited for that;
+# the time to the last line then counts from when the writing began).
 follow() {
-  local name=$1 writer=; shift
-  rm -f "$WORK/pid"
+  local name=$1 writer= first_idle=$BENCH_IDLE offset=0 start; shift
+  rm -f "$WORK/pid" "$WORK/write-start"
   if [[ $name == *-live ]]; then
     : >"$LOG"
-    "$COUNT" -write "$LOG" -lines "$BENCH_LOG_LINES" -over "${BENCH_LIVE_SECONDS}s" &
+    first_idle=$((BENCH_OPEN_WAIT + 30))s
+    local want=$(($(log_streams) + BENCH_REPLICAS))
+    { wait_for_streams "$want" "$name"; date +%s%N >"$WORK/write-start"
+      "$COUNT" -write "$LOG" -lines "$BENCH_LOG_LINES" -over "${BENCH_LIVE_SECONDS}s"; } &
     writer=$!
   fi
+  start=$(date +%s%N)
   { /usr/bin/time -f '%M %U %S' -o "$WORK/usage" sh -c 'echo $$ >"$0"; exec "$@"' "$WORK/pid" "$@" 2>"$WORK/stderr" || true; } |
-    "$COUNT" -streams "$BENCH_REPLICAS" -lines "$BENCH_LOG_LINES" -idle "$BENCH_IDLE" -pid-file "$WORK/pid" >"$WORK/count.json"
+    "$COUNT" -streams "$BENCH_REPLICAS" -lines "$BENCH_LOG_LINES" -idle "$BENCH_IDLE" -first-idle "$first_idle" \
+      -pid-file "$WORK/pid" >"$WORK/count.json"
   [ -z "$writer" ] || wait "$writer"
+  # A live run's time to the last line counts from when the writing began.
+  [ ! -s "$WORK/write-start" ] || offset=$(awk -v a="$start" -v b="$(cat "$WORK/write-start")" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
   tail -n 1 "$WORK/usage" | grep -Eq '^[0-9]+ [0-9.]+ [0-9.]+$' || { cat "$WORK/stderr" "$WORK/usage" >&2; bdie "$name: no usage"; }
-  jq -r --arg usage "$(tail -n 1 "$WORK/usage")" '($usage | split(" ")) as $u |
-    "\(.seconds) \($u[0]) \(($u[1] | tonumber) + ($u[2] | tonumber)) \(.delivered) \(.duplicated) \(.lost)"' \
+  jq -r --arg usage "$(tail -n 1 "$WORK/usage")" --argjson offset "$offset" '($usage | split(" ")) as $u |
+    "\(.seconds - $offset) \($u[0]) \(($u[1] | tonumber) + ($u[2] | tonumber)) \(.delivered) \(.duplicated) \(.lost) \($offset)"' \
     "$WORK/count.json" >>"$WORK/$name"
   if ! jq -e .complete "$WORK/count.json" >/dev/null; then
     blog "$name did not deliver every line: $(jq -c . "$WORK/count.json"); its stderr ends with:"

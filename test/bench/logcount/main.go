@@ -6,7 +6,7 @@
 // -lines; a follower prints it after a prefix in brackets naming the stream
 // ("[worker-3] " or "[pod/job-worker-3/tensorflow] "), which is the stream's
 // key here. When every stream has delivered every line, or no line came for
-// -idle, logcount sends SIGINT to the process whose pid is in -pid-file (the
+// -idle (-first-idle before the first line), logcount sends SIGINT to the process whose pid is in -pid-file (the
 // follower, which would otherwise follow for ever), reads on to the end and
 // prints its counts as JSON on stdout.
 //
@@ -46,6 +46,7 @@ func main() {
 	streams := flag.Int("streams", 0, "streams expected")
 	lines := flag.Int("lines", 0, "lines each stream prints, seq=1 to seq=N")
 	idle := flag.Duration("idle", 20*time.Second, "stop the follower when no new line came for this long")
+	firstIdle := flag.Duration("first-idle", 0, "stop the follower when no line at all came for this long (default: -idle)")
 	pidFile := flag.String("pid-file", "", "file holding the follower's pid, signalled when done")
 	write := flag.String("write", "", "append the lines to this file over -over instead of counting")
 	over := flag.Duration("over", time.Minute, "with -write: how long the writing takes")
@@ -60,6 +61,9 @@ func main() {
 	if *streams <= 0 || *lines <= 0 {
 		fmt.Fprintln(os.Stderr, "logcount: -streams and -lines are required")
 		os.Exit(2)
+	}
+	if *firstIdle <= 0 {
+		*firstIdle = *idle
 	}
 	c := newCounter(*streams, *lines)
 	start := time.Now()
@@ -92,7 +96,11 @@ func main() {
 			}
 			t := <-lastNew
 			lastNew <- t
-			if time.Since(t) > *idle {
+			limit := *idle
+			if t.Equal(start) {
+				limit = *firstIdle
+			}
+			if time.Since(t) > limit {
 				signal()
 				return
 			}
