@@ -245,6 +245,14 @@ const (
 	splitNamespaces = 64
 	// listsAtOnce is how many LISTs of one kind run at once when split.
 	listsAtOnce = 4
+	// tailFirstPage is the first page asked for of the rest of the first
+	// page's last namespace; each page after it asks for 4 times more, up to
+	// PageSize. The rest is often short or nothing (the first page ended
+	// with the namespace), and the API server writes a page up to the
+	// client's flow-control window (4 MiB) before it sees the request
+	// cancelled at the next namespace's first job: a page of PageSize there
+	// would cost it a page of work for one job.
+	tailFirstPage = 8
 )
 
 // namespacesAfter are the namespaces whose jobs come after those of
@@ -285,8 +293,11 @@ func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.
 		wg.Go(func() {
 			defer func() { <-sem }()
 			if i == 0 {
-				// The rest of last's jobs: stopped at another namespace's.
-				parts[i], errs[i] = c.pages(ctx, k, "", cont, func(s *jobmodel.Summary) bool { return s.Namespace != last }, keep)
+				// The rest of last's jobs: stopped at another namespace's,
+				// in pages from tailFirstPage up.
+				tail := cont
+				tail.Limit = tailFirstPage
+				parts[i], errs[i] = c.pages(ctx, k, "", tail, func(s *jobmodel.Summary) bool { return s.Namespace != last }, keep)
 				return
 			}
 			parts[i], errs[i] = c.pages(ctx, k, after[i-1], metav1.ListOptions{LabelSelector: cont.LabelSelector, Limit: cont.Limit}, nil, keep)
@@ -305,7 +316,8 @@ func (c *Client) listByNamespace(ctx context.Context, k kinds.Kind, cont metav1.
 
 // pages reads every page of a kind's jobs in namespace ("" for all) from
 // opts (its Continue, if set), up to the first job stop refuses, if set,
-// and returns those keep keeps.
+// and returns those keep keeps. A page smaller than PageSize is followed by
+// one 4 times as large, up to PageSize.
 func (c *Client) pages(ctx context.Context, k kinds.Kind, namespace string, opts metav1.ListOptions, stop, keep func(*jobmodel.Summary) bool) ([]jobmodel.Summary, error) {
 	var out []jobmodel.Summary
 	for {
@@ -317,6 +329,7 @@ func (c *Client) pages(ctx context.Context, k kinds.Kind, namespace string, opts
 		if opts.Continue = next; next == "" {
 			return out, nil
 		}
+		opts.Limit = min(4*opts.Limit, PageSize)
 	}
 }
 

@@ -29,7 +29,7 @@ type splitServer struct {
 
 func (s *splitServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	s.requests = append(s.requests, r.URL.Path+" continue="+r.URL.Query().Get("continue"))
+	s.requests = append(s.requests, r.URL.Path+" continue="+r.URL.Query().Get("continue")+" limit="+r.URL.Query().Get("limit"))
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	if r.URL.Path == "/api/v1/namespaces" {
@@ -116,22 +116,41 @@ func listSplit(t *testing.T, s *splitServer) []string {
 }
 
 // A list across namespaces longer than a page: the first page, then the
-// rest of its last namespace by continuing it (stopped at the next
-// namespace), and each namespace after it in the keys' order by a LIST of
-// its own ("b-x/" sorts before "b/"); the namespaces before are not asked
-// for again.
+// rest of its last namespace by continuing it in growing pages (stopped at
+// the next namespace), and each namespace after it in the keys' order by a
+// LIST of its own ("b-x/" sorts before "b/"); the namespaces before are not
+// asked for again.
 func TestListAcrossNamespacesSplitsByNamespaceAfterTheFirstPage(t *testing.T) {
 	s := &splitServer{jobs: map[string]int{"a": 300, "b-x": 400, "b": 350, "c": 250}}
 	got := listSplit(t, s)
 	want := []string{
-		"/api/v1/namespaces continue=",
-		"/apis/kubeflow.org/v1/namespaces/b/tfjobs continue=",
-		"/apis/kubeflow.org/v1/namespaces/c/tfjobs continue=",
-		"/apis/kubeflow.org/v1/tfjobs continue=",
-		"/apis/kubeflow.org/v1/tfjobs continue=500",
+		"/api/v1/namespaces continue= limit=",
+		"/apis/kubeflow.org/v1/namespaces/b/tfjobs continue= limit=500",
+		"/apis/kubeflow.org/v1/namespaces/c/tfjobs continue= limit=500",
+		"/apis/kubeflow.org/v1/tfjobs continue= limit=500",
+		// b-x's last 200 jobs: 8 + 32 + 128, then a page that ends in b.
+		"/apis/kubeflow.org/v1/tfjobs continue=500 limit=8",
+		"/apis/kubeflow.org/v1/tfjobs continue=508 limit=32",
+		"/apis/kubeflow.org/v1/tfjobs continue=540 limit=128",
+		"/apis/kubeflow.org/v1/tfjobs continue=668 limit=500",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("requests\n%q\nwant\n%q", got, want)
+	}
+
+	// The first page ends with its namespace: one small page of the next
+	// namespace's jobs says so.
+	even := &splitServer{jobs: map[string]int{"a": 500, "b": 500, "c": 500}}
+	got = listSplit(t, even)
+	want = []string{
+		"/api/v1/namespaces continue= limit=",
+		"/apis/kubeflow.org/v1/namespaces/b/tfjobs continue= limit=500",
+		"/apis/kubeflow.org/v1/namespaces/c/tfjobs continue= limit=500",
+		"/apis/kubeflow.org/v1/tfjobs continue= limit=500",
+		"/apis/kubeflow.org/v1/tfjobs continue=500 limit=8",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("namespaces of a page each: requests\n%q\nwant\n%q", got, want)
 	}
 }
 
@@ -141,10 +160,10 @@ func TestListAcrossNamespacesPagesWhenNotSplit(t *testing.T) {
 	s := &splitServer{jobs: map[string]int{"a": 300, "b": 400, "c": 350}, namespacesForbidden: true}
 	got := listSplit(t, s)
 	want := []string{
-		"/api/v1/namespaces continue=",
-		"/apis/kubeflow.org/v1/tfjobs continue=",
-		"/apis/kubeflow.org/v1/tfjobs continue=1000",
-		"/apis/kubeflow.org/v1/tfjobs continue=500",
+		"/api/v1/namespaces continue= limit=",
+		"/apis/kubeflow.org/v1/tfjobs continue= limit=500",
+		"/apis/kubeflow.org/v1/tfjobs continue=1000 limit=500",
+		"/apis/kubeflow.org/v1/tfjobs continue=500 limit=500",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("namespaces forbidden: requests\n%q\nwant\n%q", got, want)
@@ -155,7 +174,7 @@ func TestListAcrossNamespacesPagesWhenNotSplit(t *testing.T) {
 		many.jobs[fmt.Sprintf("ns-%03d", i)] = 4 // the first page ends in ns-124: 75 after it
 	}
 	got = listSplit(t, many)
-	want = []string{"/api/v1/namespaces continue=", "/apis/kubeflow.org/v1/tfjobs continue=", "/apis/kubeflow.org/v1/tfjobs continue=500"}
+	want = []string{"/api/v1/namespaces continue= limit=", "/apis/kubeflow.org/v1/tfjobs continue= limit=500", "/apis/kubeflow.org/v1/tfjobs continue=500 limit=500"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("200 namespaces: requests\n%q\nwant\n%q", got, want)
 	}
@@ -163,7 +182,7 @@ func TestListAcrossNamespacesPagesWhenNotSplit(t *testing.T) {
 	// One page: nothing more is asked.
 	small := &splitServer{jobs: map[string]int{"a": 200, "b": 300}}
 	got = listSplit(t, small)
-	if want := []string{"/apis/kubeflow.org/v1/tfjobs continue="}; !reflect.DeepEqual(got, want) {
+	if want := []string{"/apis/kubeflow.org/v1/tfjobs continue= limit=500"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("one page: requests\n%q\nwant\n%q", got, want)
 	}
 }
