@@ -29,6 +29,8 @@ require (
 	volcano.sh/apis v1.10.0
 )
 
+require github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2
+
 require (
 	dario.cat/mergo v1.0.1 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect

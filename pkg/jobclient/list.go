@@ -1,6 +1,7 @@
 package jobclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -384,7 +387,7 @@ func (c *Client) listPage(ctx context.Context, k kinds.Kind, namespace string, o
 	defer body.Close()
 	in := &recordingReader{r: body}
 	var out []jobmodel.Summary
-	next, err := readPage(json.NewDecoder(in), func(dec *json.Decoder) error {
+	next, err := readPage(newPageDecoder(in), func(dec *jsontext.Decoder) error {
 		s, err := c.summarizeNext(k, dec, in)
 		if err != nil {
 			return err
@@ -438,71 +441,77 @@ func (r *recordingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// newPageDecoder reads a LIST's JSON as leniently as encoding/json would:
+// invalid UTF-8 and duplicate names are not errors.
+func newPageDecoder(r io.Reader) *jsontext.Decoder {
+	return jsontext.NewDecoder(r, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+}
+
 // readPage reads a LIST's JSON object from dec: its continue token, and
 // each of its items through item, which must consume exactly one.
-func readPage(dec *json.Decoder, item func(*json.Decoder) error) (next string, err error) {
-	if err := expectDelim(dec, '{'); err != nil {
+func readPage(dec *jsontext.Decoder, item func(*jsontext.Decoder) error) (next string, err error) {
+	if err := expectKind(dec, '{'); err != nil {
 		return "", err
 	}
-	for dec.More() {
-		tok, err := dec.Token()
+	for {
+		name, err := dec.ReadToken()
 		if err != nil {
 			return "", err
 		}
-		switch key, _ := tok.(string); key {
+		if name.Kind() == '}' {
+			break
+		}
+		switch name.String() {
 		case "metadata":
 			var meta struct {
 				Continue string `json:"continue"`
 			}
-			if err := dec.Decode(&meta); err != nil {
+			if err := jsonv2.UnmarshalDecode(dec, &meta); err != nil {
 				return "", err
 			}
 			next = meta.Continue
 		case "items":
-			tok, err := dec.Token()
+			tok, err := dec.ReadToken()
 			if err != nil {
 				return "", err
 			}
-			if tok == nil { // "items": null
+			if tok.Kind() == 'n' { // "items": null
 				continue
 			}
-			if d, ok := tok.(json.Delim); !ok || d != '[' {
-				return "", fmt.Errorf("items: got %v, want a list", tok)
+			if tok.Kind() != '[' {
+				return "", fmt.Errorf("items: got %v, want a list", tok.Kind())
 			}
-			for dec.More() {
+			for dec.PeekKind() != ']' {
+				// On a broken stream PeekKind is 0, and item fails.
 				if err := item(dec); err != nil {
 					return "", err
 				}
 			}
-			if err := expectDelim(dec, ']'); err != nil {
+			if err := expectKind(dec, ']'); err != nil {
 				return "", err
 			}
 		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			if err := dec.SkipValue(); err != nil {
 				return "", err
 			}
 		}
 	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return "", err
-	}
-	if tok, err := dec.Token(); err != io.EOF {
+	if tok, err := dec.ReadToken(); err != io.EOF {
 		if err != nil {
 			return "", err
 		}
-		return "", fmt.Errorf("invalid character after the LIST: %v", tok)
+		return "", fmt.Errorf("invalid character after the LIST: %v", tok.Kind())
 	}
 	return next, nil
 }
 
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
+func expectKind(dec *jsontext.Decoder, want jsontext.Kind) error {
+	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("invalid character in a LIST: got %v, want %v", tok, want)
+	if tok.Kind() != want {
+		return fmt.Errorf("invalid character in a LIST: got %v, want %v", tok.Kind(), want)
 	}
 	return nil
 }
@@ -512,21 +521,22 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 // read is shown as Unknown with the reason, as summarize does; an error
 // that leaves the stream unusable (its syntax, its end, a failed read) fails
 // the page.
-func (c *Client) summarizeNext(k kinds.Kind, dec *json.Decoder, in *recordingReader) (jobmodel.Summary, error) {
+func (c *Client) summarizeNext(k kinds.Kind, dec *jsontext.Decoder, in *recordingReader) (jobmodel.Summary, error) {
 	sk, ok := k.(kinds.StreamSummarizer)
 	if !ok {
-		var item json.RawMessage
-		if err := dec.Decode(&item); err != nil {
+		item, err := dec.ReadValue()
+		if err != nil {
 			return jobmodel.Summary{}, err
 		}
-		return c.summarize(k, item), nil
+		return c.summarize(k, bytes.Clone(item)), nil
 	}
 	s, err := sk.SummarizeNext(dec, c.GPUResource)
 	if err == nil {
 		return s, nil
 	}
-	var syntax *json.SyntaxError
-	if in.err != nil || errors.As(err, &syntax) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	var semantic *jsonv2.SemanticError
+	var syntactic *jsontext.SyntacticError
+	if in.err != nil || !errors.As(err, &semantic) || errors.As(err, &syntactic) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return jobmodel.Summary{}, err
 	}
 	s.Status = jobmodel.Status{State: jobmodel.Unknown, Reason: "Unreadable", Message: err.Error()}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 )
 
@@ -23,7 +25,7 @@ func FuzzReadPage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, page string) {
 		in := &recordingReader{r: strings.NewReader(page)}
 		var names []string
-		_, err := readPage(json.NewDecoder(in), func(dec *json.Decoder) error {
+		_, err := readPage(newPageDecoder(in), func(dec *jsontext.Decoder) error {
 			s, err := c.summarizeNext(tf, dec, in)
 			if err == nil {
 				names = append(names, s.Name)

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -209,12 +210,13 @@ type JSONSummarizer interface {
 }
 
 // StreamSummarizer is a kind that reads list's view of a job straight from
-// a LIST's stream of items, in one pass (no copy of the job's JSON first).
-// On an error that wraps the decoder's, the summary names the job as far as
-// it was read; whether the stream can go on is the caller's to tell (a
-// syntax error or a failed read ends it; a value that did not fit does not).
+// a LIST's stream of items, in one pass (no copy of the job's JSON first,
+// no second scan of it). A job whose values do not fit (an error wrapping a
+// *json.SemanticError of github.com/go-json-experiment/json) is read to its
+// end, and the summary names it as far as it was read; any other error
+// (its syntax, a failed read) ends the stream.
 type StreamSummarizer interface {
-	SummarizeNext(dec *json.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error)
+	SummarizeNext(dec *jsontext.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error)
 }
 
 // SummarizeObject is a kind's Summarize through its SummarizeJSON: the

@@ -6,12 +6,15 @@ package kubeflow
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -195,15 +198,30 @@ func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summ
 }
 
 // SummarizeNext reads the next job of a LIST's items from dec, in one pass
-// (kinds.StreamSummarizer). A job whose fields have the wrong types is
-// consumed and its error wraps the json.UnmarshalTypeError; the summary then
-// still names it.
-func (b Base) SummarizeNext(dec *json.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error) {
+// (kinds.StreamSummarizer). A job with a value of the wrong type is read to
+// its end and its error wraps the jsonv2.SemanticError; the summary then
+// names it as far as it was read.
+func (b Base) SummarizeNext(dec *jsontext.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
-	if err := dec.Decode(&j); err != nil {
-		return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, err)
+	depth, start := dec.StackDepth(), dec.InputOffset()
+	err := jsonv2.UnmarshalDecode(dec, &j)
+	if err == nil {
+		return b.summarizeListed(&j, gpu)
 	}
-	return b.summarizeListed(&j, gpu)
+	var semantic *jsonv2.SemanticError
+	if errors.As(err, &semantic) {
+		// The rest of the job, from the value that did not fit, is skipped.
+		for dec.StackDepth() > depth {
+			if _, skipErr := dec.ReadToken(); skipErr != nil {
+				return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, skipErr)
+			}
+		}
+		if dec.InputOffset() == start {
+			// Nothing was read: the stream cannot go on past this job.
+			return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, fmt.Errorf("unreadable value at offset %d", start))
+		}
+	}
+	return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, err)
 }
 
 // unreadable says which job could not be read, when its name was.
