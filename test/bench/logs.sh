@@ -220,7 +220,7 @@ $(cat "$WORK/kubectl.row")
 
 Targets: $backlog_verdict.
 
-Live: the log written while the follower runs, over $BENCH_LIVE_SECONDS s; $BENCH_LIVE_RUNS run(s) of each.
+Live: the log written over $BENCH_LIVE_SECONDS s once every stream of the follower is open (the time to the last line counted from then); $BENCH_LIVE_RUNS run(s) of each.
 
 $header
 $(cat "$WORK/easyai-live.row")
