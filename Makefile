@@ -74,11 +74,15 @@ demo: ## Submit the TF example to the local cluster and watch it run to success.
 	hack/demo.sh
 
 .PHONY: bench
-bench: bench-list bench-submit bench-logs ## Every benchmark below; writes docs/benchmarks.md.
+bench: bench-list bench-get bench-submit bench-logs ## Every benchmark below; writes docs/benchmarks.md.
 
 .PHONY: bench-list
 bench-list: ## Time `easyai list -A` against kubectl on 2,000 TFJobs in a cluster of its own; writes docs/benchmarks.md.
 	test/bench/list.sh
+
+.PHONY: bench-get
+bench-get: ## Count and time `easyai get` of a job of 1,000 replicas against `kubectl get pods -l` in a cluster of its own; writes docs/benchmarks.md.
+	test/bench/get.sh
 
 .PHONY: bench-logs
 bench-logs: ## Follow 512 replicas' logs with easyai and kubectl in a cluster of its own (lines, memory, CPU); writes docs/benchmarks.md.

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The `easyai get` benchmark (make bench-get, part of make bench): starts the
+# benchmarks' own cluster, makes one TFJob of BENCH_REPLICAS replicas with
+# its pods (test/bench/fill; the pods stay Pending, nothing runs them),
+# counts the API requests `easyai get tf/JOB` sends (client-go's -v 6
+# lines), then times it against `kubectl get pods -l <the job's label>`, the
+# nearest kubectl has to it, alternating, and writes the medians between the
+# "get" markers of docs/benchmarks.md.
+#
+# The issue's yardstick for get is arena's `get` (at most half its time),
+# which cannot be installed here: the kubectl line stands beside easyai's so
+# that the figure means something on any machine, and an arena line can be
+# added the same way where arena is at hand (BENCH_ARENA=path/to/arena runs
+# `arena get JOB -n NS` as a third command).
+#
+# Knobs (environment):
+#   BENCH_REPLICAS=1000    replicas of the job (1 PS + the rest workers)
+#   BENCH_RUNS=7           timed runs of each command
+#   BENCH_ARENA            an arena binary to time as well (none: not timed)
+#   BENCH_DOC=docs/benchmarks.md   where the results go; empty: nowhere
+#   BENCH_KEEP_CLUSTER=1, BENCH_CLUSTER_DIR, BENCH_PORT_OFFSET: as for list.sh
+# Needs GNU time (/usr/bin/time) and jq.
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+BENCH_REPLICAS=${BENCH_REPLICAS:-1000}
+BENCH_RUNS=${BENCH_RUNS:-7}
+BENCH_ARENA=${BENCH_ARENA:-}
+BENCH_DOC=${BENCH_DOC-docs/benchmarks.md}
+[ "$BENCH_REPLICAS" -ge 2 ] || bdie "BENCH_REPLICAS must be at least 2 (1 PS and a worker)"
+
+bench_cluster_up get
+bench_build
+
+NS=bench-get-0 JOB=bench-0000
+SELECTOR=training.kubeflow.org/job-name=$JOB
+blog "making $JOB in $NS: $BENCH_REPLICAS replicas and their pods"
+"$FILL" -jobs 1 -workers $((BENCH_REPLICAS - 1)) -namespaces 1 -namespace-prefix bench-get- -pods=true
+
+blog "checking what each tool sees"
+"$EASYAI" get "tf/$JOB" -n "$NS" -o json >"$WORK/get.json"
+replicas=$(jq '.replicas | length' "$WORK/get.json")
+[ "$replicas" = "$BENCH_REPLICAS" ] || bdie "easyai get shows $replicas replicas, not $BENCH_REPLICAS"
+pods=$("$KUBECTL" get pods -n "$NS" -l "$SELECTOR" --no-headers | wc -l)
+[ "$pods" = "$BENCH_REPLICAS" ] || bdie "kubectl get pods sees $pods pods, not $BENCH_REPLICAS"
+"$EASYAI" get "tf/$JOB" -n "$NS" -v 6 2>"$WORK/requests" >/dev/null
+requests=$(grep -c '"Response" verb=' "$WORK/requests" || true)
+request_list=$(sed -n 's/.*"Response" verb="\([A-Z]*\)" url="https:\/\/[^/]*\([^?"]*\).*/\1 \2/p' "$WORK/requests" | paste -sd';' - | sed 's/;/; /g')
+blog "easyai get sends $requests requests: $request_list"
+
+# measure NAME CMD...: as in list.sh.
+measure() {
+  local name=$1 t0 t1; shift
+  t0=$(date +%s%N)
+  if ! /usr/bin/time -f '%M %U %S' -o "$WORK/usage" "$@" >/dev/null 2>"$WORK/stderr"; then
+    cat "$WORK/stderr" >&2
+    bdie "$name failed"
+  fi
+  t1=$(date +%s%N)
+  tail -n 1 "$WORK/usage" | awk -v ns=$((t1 - t0)) '{ printf "%.3f %s %.2f\n", ns / 1e9, $1, $2 + $3 }' >>"$WORK/$name"
+}
+run_easyai() { measure easyai "$EASYAI" get "tf/$JOB" -n "$NS"; }
+run_kubectl() { measure kubectl "$KUBECTL" get pods -n "$NS" -l "$SELECTOR"; }
+run_arena() { [ -z "$BENCH_ARENA" ] || measure arena "$BENCH_ARENA" get "$JOB" -n "$NS"; }
+
+blog "warming up (one run each, not counted)"
+run_easyai && run_kubectl && run_arena
+rm -f "$WORK/easyai" "$WORK/kubectl" "$WORK/arena"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+blog "timing $BENCH_RUNS runs of each, alternating"
+for i in $(seq 1 "$BENCH_RUNS"); do
+  run_easyai
+  run_kubectl
+  run_arena
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# row NAME LABEL: a table row of NAME's medians.
+row() {
+  local t tmin tmax m c
+  read -r t tmin tmax < <(stats "$WORK/$1" 1)
+  read -r m _ _ < <(stats "$WORK/$1" 2)
+  read -r c _ _ < <(stats "$WORK/$1" 3)
+  echo "| $2 | **$(secs "$t") s** | $(secs "$tmin") – $(secs "$tmax") s | $(secs "$c") s | $(mib "$m") MiB |"
+}
+# median NAME: the median wall time of NAME's runs.
+median() { stats "$WORK/$1" 1 | cut -d' ' -f1; }
+easyai_row=$(row easyai "\`easyai get tf/$JOB\`") e_t=$(median easyai)
+kubectl_row=$(row kubectl "\`kubectl get pods -l $SELECTOR\`") k_t=$(median kubectl)
+arena_row="" arena_verdict="not measured (BENCH_ARENA unset)"
+if [ -n "$BENCH_ARENA" ]; then
+  arena_row=$(row arena "\`arena get $JOB\`") a_t=$(median arena)
+  arena_verdict="at most 0.5 of its wall time: ratio $(div "$e_t" "$a_t"), $(at_most "$(div "$e_t" "$a_t")" 0.5)"
+fi
+request_verdict="at most 3 requests: $requests, $( [ "$requests" -le 3 ] && echo met || echo "NOT met")"
+blog "easyai get: median $(secs "$e_t") s; kubectl get pods -l: median $(secs "$k_t") s (ratio $(div "$e_t" "$k_t")); $request_verdict; $arena_verdict"
+
+runs() { awk '{ printf "%s%.2f s (CPU %.2f s) / %.0f MiB", (NR > 1 ? ", " : ""), $1, $3, $2 / 1024 }' "$WORK/$1"; }
+results=$WORK/results.md
+{
+  echo "<!-- BEGIN get results: written by test/bench/get.sh, do not edit by hand -->"
+  echo "Measured on $(date -u +%F): $(bench_machine); cluster Kubernetes"
+  echo "$(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes) (kubectl of the same version)."
+  echo "Data: one TFJob of $BENCH_REPLICAS replicas (1 PS, $((BENCH_REPLICAS - 1)) workers) and its $BENCH_REPLICAS pods (Pending)."
+  echo "$BENCH_RUNS runs of each command, alternating, after one warm-up run each;"
+  echo "load average (1, 5, 15 min) $load_before before the runs, $load_after after."
+  echo
+  echo "| command | median wall time | min – max | median CPU time | median peak RSS |"
+  echo "|---|---|---|---|---|"
+  echo "$easyai_row"
+  echo "$kubectl_row"
+  [ -z "$arena_row" ] || echo "$arena_row"
+  echo
+  echo "easyai / kubectl wall time: $(div "$e_t" "$k_t"). Requests of \`easyai get\` ($request_verdict): $request_list."
+  echo "Target against arena: $arena_verdict."
+  echo
+  echo "Every run (wall time (CPU time) / peak RSS): easyai $(runs easyai); kubectl $(runs kubectl)$( [ -z "$BENCH_ARENA" ] || echo "; arena $(runs arena)")."
+  echo "<!-- END get results -->"
+} >"$results"
+bench_write get "$results"
