@@ -530,6 +530,7 @@ func (c *Client) summarizeNext(k kinds.Kind, dec *jsontext.Decoder, in *recordin
 		}
 		return c.summarize(k, bytes.Clone(item)), nil
 	}
+	depth, start := dec.StackDepth(), dec.InputOffset()
 	s, err := sk.SummarizeNext(dec, c.GPUResource)
 	if err == nil {
 		return s, nil
@@ -538,6 +539,16 @@ func (c *Client) summarizeNext(k kinds.Kind, dec *jsontext.Decoder, in *recordin
 	var syntactic *jsontext.SyntacticError
 	if in.err != nil || !errors.As(err, &semantic) || errors.As(err, &syntactic) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return jobmodel.Summary{}, err
+	}
+	// A value did not fit: the rest of the job, from it on, is skipped.
+	for dec.StackDepth() > depth {
+		if _, err := dec.ReadToken(); err != nil {
+			return jobmodel.Summary{}, err
+		}
+	}
+	if dec.InputOffset() == start {
+		// Nothing of the job was read: the stream cannot go on past it.
+		return jobmodel.Summary{}, fmt.Errorf("unreadable job at offset %d: %w", start, err)
 	}
 	s.Status = jobmodel.Status{State: jobmodel.Unknown, Reason: "Unreadable", Message: err.Error()}
 	return s, nil

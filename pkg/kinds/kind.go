@@ -211,10 +211,10 @@ type JSONSummarizer interface {
 
 // StreamSummarizer is a kind that reads list's view of a job straight from
 // a LIST's stream of items, in one pass (no copy of the job's JSON first,
-// no second scan of it). A job whose values do not fit (an error wrapping a
-// *json.SemanticError of github.com/go-json-experiment/json) is read to its
-// end, and the summary names it as far as it was read; any other error
-// (its syntax, a failed read) ends the stream.
+// no second scan of it). On a value that does not fit (an error wrapping a
+// *json.SemanticError of github.com/go-json-experiment/json) the summary
+// names the job as far as it was read, and the caller reads the rest of the
+// job; any other error (its syntax, a failed read) ends the stream.
 type StreamSummarizer interface {
 	SummarizeNext(dec *jsontext.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error)
 }

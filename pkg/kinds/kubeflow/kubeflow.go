@@ -6,7 +6,6 @@ package kubeflow
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -198,30 +197,14 @@ func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summ
 }
 
 // SummarizeNext reads the next job of a LIST's items from dec, in one pass
-// (kinds.StreamSummarizer). A job with a value of the wrong type is read to
-// its end and its error wraps the jsonv2.SemanticError; the summary then
-// names it as far as it was read.
+// (kinds.StreamSummarizer). On a value of the wrong type its error wraps the
+// jsonv2.SemanticError, and the summary names the job as far as it was read.
 func (b Base) SummarizeNext(dec *jsontext.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
-	depth, start := dec.StackDepth(), dec.InputOffset()
-	err := jsonv2.UnmarshalDecode(dec, &j)
-	if err == nil {
-		return b.summarizeListed(&j, gpu)
+	if err := jsonv2.UnmarshalDecode(dec, &j); err != nil {
+		return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, err)
 	}
-	var semantic *jsonv2.SemanticError
-	if errors.As(err, &semantic) {
-		// The rest of the job, from the value that did not fit, is skipped.
-		for dec.StackDepth() > depth {
-			if _, skipErr := dec.ReadToken(); skipErr != nil {
-				return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, skipErr)
-			}
-		}
-		if dec.InputOffset() == start {
-			// Nothing was read: the stream cannot go on past this job.
-			return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, fmt.Errorf("unreadable value at offset %d", start))
-		}
-	}
-	return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, err)
+	return b.summarizeListed(&j, gpu)
 }
 
 // unreadable says which job could not be read, when its name was.
