@@ -49,20 +49,9 @@ requests=$(grep -c '"Response" verb=' "$WORK/requests" || true)
 request_list=$(sed -n 's/.*"Response" verb="\([A-Z]*\)" url="https:\/\/[^/]*\([^?"]*\).*/\1 \2/p' "$WORK/requests" | paste -sd';' - | sed 's/;/; /g')
 blog "easyai get sends $requests requests: $request_list"
 
-# measure NAME CMD...: as in list.sh.
-measure() {
-  local name=$1 t0 t1; shift
-  t0=$(date +%s%N)
-  if ! /usr/bin/time -f '%M %U %S' -o "$WORK/usage" "$@" >/dev/null 2>"$WORK/stderr"; then
-    cat "$WORK/stderr" >&2
-    bdie "$name failed"
-  fi
-  t1=$(date +%s%N)
-  tail -n 1 "$WORK/usage" | awk -v ns=$((t1 - t0)) '{ printf "%.3f %s %.2f\n", ns / 1e9, $1, $2 + $3 }' >>"$WORK/$name"
-}
-run_easyai() { measure easyai "$EASYAI" get "tf/$JOB" -n "$NS"; }
-run_kubectl() { measure kubectl "$KUBECTL" get pods -n "$NS" -l "$SELECTOR"; }
-run_arena() { [ -z "$BENCH_ARENA" ] || measure arena "$BENCH_ARENA" get "$JOB" -n "$NS"; }
+run_easyai() { bench_measure easyai "$EASYAI" get "tf/$JOB" -n "$NS"; }
+run_kubectl() { bench_measure kubectl "$KUBECTL" get pods -n "$NS" -l "$SELECTOR"; }
+run_arena() { [ -z "$BENCH_ARENA" ] || bench_measure arena "$BENCH_ARENA" get "$JOB" -n "$NS"; }
 
 blog "warming up (one run each, not counted)"
 run_easyai && run_kubectl && run_arena
@@ -96,7 +85,6 @@ fi
 request_verdict="at most 3 requests: $requests, $( [ "$requests" -le 3 ] && echo met || echo "NOT met")"
 blog "easyai get: median $(secs "$e_t") s; kubectl get pods -l: median $(secs "$k_t") s (ratio $(div "$e_t" "$k_t")); $request_verdict; $arena_verdict"
 
-runs() { awk '{ printf "%s%.2f s (CPU %.2f s) / %.0f MiB", (NR > 1 ? ", " : ""), $1, $3, $2 / 1024 }' "$WORK/$1"; }
 results=$WORK/results.md
 {
   echo "<!-- BEGIN get results: written by test/bench/get.sh, do not edit by hand -->"
@@ -115,7 +103,7 @@ results=$WORK/results.md
   echo "easyai / kubectl wall time: $(div "$e_t" "$k_t"). Requests of \`easyai get\` ($request_verdict): $request_list."
   echo "Target against arena: $arena_verdict."
   echo
-  echo "Every run (wall time (CPU time) / peak RSS): easyai $(runs easyai); kubectl $(runs kubectl)$( [ -z "$BENCH_ARENA" ] || echo "; arena $(runs arena)")."
+  echo "Every run (wall time (CPU time) / peak RSS): easyai $(bench_runs easyai); kubectl $(bench_runs kubectl)$( [ -z "$BENCH_ARENA" ] || echo "; arena $(bench_runs arena)")."
   echo "<!-- END get results -->"
 } >"$results"
 bench_write get "$results"

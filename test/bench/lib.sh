@@ -75,6 +75,24 @@ bench_build() {
   machine=$(bench_machine)
 }
 
+# bench_measure NAME CMD...: runs CMD with stdout to /dev/null, appends
+# "<wall seconds> <peak RSS KiB> <CPU seconds, user + system>" to $WORK/NAME.
+# (The CPU time says what the tool itself costs when other work shares the
+# machine's cores and stretches the wall time.)
+bench_measure() {
+  local name=$1 t0 t1; shift
+  t0=$(date +%s%N)
+  if ! /usr/bin/time -f '%M %U %S' -o "$WORK/usage" "$@" >/dev/null 2>"$WORK/stderr"; then
+    cat "$WORK/stderr" >&2
+    bdie "$name failed"
+  fi
+  t1=$(date +%s%N)
+  tail -n 1 "$WORK/usage" | awk -v ns=$((t1 - t0)) '{ printf "%.3f %s %.2f\n", ns / 1e9, $1, $2 + $3 }' >>"$WORK/$name"
+}
+
+# bench_runs NAME: every run bench_measure recorded of NAME, on one line.
+bench_runs() { awk '{ printf "%s%.2f s (CPU %.2f s) / %.0f MiB", (NR > 1 ? ", " : ""), $1, $3, $2 / 1024 }' "$WORK/$1"; }
+
 # stats FILE COLUMN: median, min and max of a column of numbers.
 stats() {
   cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 } END {

@@ -68,24 +68,10 @@ want_pods=$((BENCH_PODS == 1 ? BENCH_JOBS * pods_per_job : 0))
 blog "both see $BENCH_JOBS jobs; $pods pods exist"
 blog "easyai list -A, first line: $(head -n 1 "$WORK/list.txt" | tr '\t' ' ')"
 
-# measure NAME CMD...: runs CMD with stdout to /dev/null, appends
-# "<wall seconds> <peak RSS KiB> <CPU seconds, user + system>" to $WORK/NAME.
-# (The CPU time says what the tool itself costs when other work shares the
-# machine's cores and stretches the wall time.)
-measure() {
-  local name=$1 t0 t1; shift
-  t0=$(date +%s%N)
-  if ! /usr/bin/time -f '%M %U %S' -o "$WORK/usage" "$@" >/dev/null 2>"$WORK/stderr"; then
-    cat "$WORK/stderr" >&2
-    bdie "$name failed"
-  fi
-  t1=$(date +%s%N)
-  tail -n 1 "$WORK/usage" | awk -v ns=$((t1 - t0)) '{ printf "%.3f %s %.2f\n", ns / 1e9, $1, $2 + $3 }' >>"$WORK/$name"
-}
-run_easyai() { measure easyai "$EASYAI" list -A; }
-run_kubectl() { measure kubectl "$KUBECTL" get tfjobs -A; }
+run_easyai() { bench_measure easyai "$EASYAI" list -A; }
+run_kubectl() { bench_measure kubectl "$KUBECTL" get tfjobs -A; }
 # The proposed fix (docs/benchmarks.md) as a command, to time it the same way.
-run_lean() { measure lean "$PROFILE" -lean-list; }
+run_lean() { bench_measure lean "$PROFILE" -lean-list; }
 
 blog "warming up (one run each, not counted)"
 run_easyai && run_kubectl && run_lean
@@ -112,7 +98,6 @@ read -r l_c l_cmin l_cmax < <(stats "$WORK/lean" 3)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 ratio=$(div "$e_t" "$k_t") mem_ratio=$(div "$e_m" "$k_m") cpu_ratio=$(div "$e_c" "$k_c")
 l_ratio=$(div "$l_t" "$k_t") l_mem_ratio=$(div "$l_m" "$k_m") l_cpu_ratio=$(div "$l_c" "$k_c")
-runs() { awk '{ printf "%s%.2f s (CPU %.2f s) / %.0f MiB", (NR > 1 ? ", " : ""), $1, $3, $2 / 1024 }' "$WORK/$1"; }
 
 summary="easyai list -A: median $(secs "$e_t") s (CPU $(secs "$e_c") s), peak RSS $(mib "$e_m") MiB | kubectl get tfjobs -A: median $(secs "$k_t") s (CPU $(secs "$k_c") s), peak RSS $(mib "$k_m") MiB | ratios easyai/kubectl: time $ratio, CPU $cpu_ratio, memory $mem_ratio | lean-decoder prototype: median $(secs "$l_t") s (CPU $(secs "$l_c") s), $(mib "$l_m") MiB, time ratio to kubectl $l_ratio"
 blog "$summary"
@@ -159,7 +144,7 @@ load average (1, 5, 15 min) $load_before before the runs, $load_after after.
 
 $verdict.
 
-Every run (wall time (CPU time) / peak RSS): easyai $(runs easyai); kubectl $(runs kubectl); prototype $(runs lean).
+Every run (wall time (CPU time) / peak RSS): easyai $(bench_runs easyai); kubectl $(bench_runs kubectl); prototype $(bench_runs lean).
 $phases
 <!-- END $MARK results -->
 EOF
