@@ -8,6 +8,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/lib.sh"
 cd "$REPO_ROOT"
 
+"$REPO_ROOT/hack/prerequisites.sh" check || exit 1
 "$CLUSTER_HACK_DIR/up.sh"
 export KUBECONFIG=$KUBECONFIG_FILE
 ns=easyai-demo

@@ -110,9 +110,10 @@ dump_cluster_logs() {
 
 # The tests of the backend choice again, on a cluster with only Kubeflow
 # Trainer v2 and on one with only the training-operator (each started and
-# stopped here): submit pytorch must pick what each has.
+# stopped here, without the real node): submit pytorch must pick what each has.
 components_e2e() {
   local comps status=0
+  export EASYAI_REAL_NODE=0
   for comps in trainer training-operator; do
     EASYAI_CLUSTER_COMPONENTS=$comps "$CLUSTER_HACK_DIR/up.sh" || return 1
     EASYAI_CLUSTER_COMPONENTS=$comps go test -tags e2e -count=1 -timeout 10m -v ./test/e2e/commands/ \
@@ -170,6 +171,10 @@ run_e2e() {
   if [ $status = 0 ] && [ $started = 1 ]; then phase e2e-components components_e2e || status=$?; fi
   return $status
 }
+
+# Before anything builds: what the machine lacks, in one line.
+# (Unit tests and fuzzing need no real node.)
+case "$mode" in unit | fuzz) EASYAI_REAL_NODE=0 "$REPO_ROOT/hack/prerequisites.sh" check ;; *) "$REPO_ROOT/hack/prerequisites.sh" check ;; esac || exit 1
 
 mkdir -p "$EASYAI_CACHE_DIR"
 case "$mode" in

@@ -2,7 +2,9 @@
 # Builds the local cluster's binaries from Go modules into the cache, once per
 # version: etcd, kube-apiserver/-controller-manager/-scheduler and kubectl,
 # kwok, the training-operator, Kubeflow Trainer v2 with JobSet (those of
-# EASYAI_CLUSTER_COMPONENTS) and Volcano. A warm cache makes this a no-op.
+# EASYAI_CLUSTER_COMPONENTS) and Volcano; for the real node (unless
+# EASYAI_REAL_NODE=0) the kubelet, CoreDNS, the node tools and the images
+# (images.sh). A warm cache makes this a no-op.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # command_name NAME PKG: the file name go build gives PKG's command: the last
@@ -28,7 +30,7 @@ running_from() {
 # A cold build's seconds on a 2-core machine (measured; docs/development.md),
 # for the progress lines until this machine has built a component itself
 # ($BIN_CACHE/build-times then holds its own last times).
-declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [volcano]=260)
+declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [volcano]=260 [kubelet]=250 [coredns]=180 [nodetools]=40)
 times_file=$BIN_CACHE/build-times
 expected_seconds() {
   local recorded
@@ -178,6 +180,14 @@ if has_component trainer; then
 fi
 spawn build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager
+# The real node: its kubelet (after the control plane, whose build cache it
+# shares), a minimal CoreDNS, the small node tools, then its images.
+if real_node; then
+  spawn build nodetools "$(nodetools_bin_dir)" "-s -w" ./pause ./nslookup ./imagepack
+  spawn build coredns "$(coredns_bin_dir)" "-s -w" .
+  spawn build kubelet "$(kubelet_bin_dir)" "$kube_ldflags" k8s.io/kubernetes/cmd/kubelet
+fi
 failed=0
 for p in "${build_pids[@]}"; do wait "$p" || failed=1; done
 [ $failed = 0 ] || die "a component did not build (see above)"
+if real_node; then "$CLUSTER_HACK_DIR/images.sh"; fi

@@ -5,6 +5,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ -d "$PID_DIR" ] || { log "not running"; exit 0; }
 
+# The real node first: its containers, kubelet, CoreDNS and containerd, and
+# what they changed on the host.
+"$CLUSTER_HACK_DIR/realnode.sh" down
+
 # Reverse start order: the operators go before the API server they talk to.
 order=(training-operator vc-webhook-manager vc-controller-manager vc-scheduler kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
 

@@ -104,6 +104,62 @@ kwok_bin_dir()              { component_dir kwok sigs.k8s.io/kwok; }
 volcano_bin_dir()           { component_dir volcano volcano.sh/volcano; }
 training_operator_bin_dir() { component_dir training-operator github.com/kubeflow/training-operator; }
 trainer_bin_dir()           { component_dir trainer github.com/kubeflow/trainer/v2; }
+kubelet_bin_dir()           { component_dir kubelet k8s.io/kubernetes; }
+coredns_bin_dir()           { component_dir coredns github.com/coredns/coredns; }
+# The node tools are the wrapper's own code: keyed by a hash of all its files.
+nodetools_bin_dir() {
+  printf '%s/nodetools-%s' "$BIN_CACHE" "$(cd "$TOOLS_DIR/nodetools" && find . -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-10)"
+}
+
+# The real node (hack/cluster/realnode.sh): a kubelet with containerd and
+# runc beside the fake nodes, running real containers of images built from
+# Debian's packages (images.sh). EASYAI_REAL_NODE=0 leaves it out.
+EASYAI_REAL_NODE=${EASYAI_REAL_NODE:-1}
+real_node() { [ "$EASYAI_REAL_NODE" != 0 ]; }
+REAL_NODE_NAME=real-node-0
+# Each cluster (port offset) has a bridge and a /24 of its own.
+REAL_NODE_SLOT=$(( (${EASYAI_CLUSTER_PORT_OFFSET:-0} / 100) % 150 ))
+REAL_NODE_BRIDGE=easyai$REAL_NODE_SLOT
+REAL_NODE_SUBNET=10.244.$((77 + REAL_NODE_SLOT)).0/24
+REAL_NODE_HOST_IP=10.244.$((77 + REAL_NODE_SLOT)).1
+KUBELET_PORT=$(port 30262)
+KUBELET_HEALTHZ_PORT=$(port 30263)
+COREDNS_READY_PORT=$(port 30264)
+REAL_NODE_DIR=$EASYAI_CLUSTER_DIR/realnode
+
+# The images' archive (images.sh), shared by every checkout like the binaries.
+IMAGE_CACHE=${EASYAI_IMAGE_CACHE:-$(dirname "$BIN_CACHE")/images}
+IMAGE_SUITE=bookworm
+IMAGE_PACKAGES=(python3 python3-torch git openssh-server busybox-static ca-certificates)
+IMAGE_DEBIAN=localhost/easyai-e2e/debian:1
+IMAGE_PYTORCH_INIT=docker.io/library/alpine:3.10
+IMAGE_PAUSE=localhost/easyai-e2e/pause:1
+# Bumped when images.sh builds differently from the same packages.
+IMAGE_RECIPE=1
+images_archive() {
+  printf '%s/e2e-images-%s.tar' "$IMAGE_CACHE" "$(
+    printf '%s\n' "$IMAGE_RECIPE" "$IMAGE_SUITE" "${IMAGE_PACKAGES[@]}" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$(basename "$(nodetools_bin_dir)")" |
+      sha256sum | cut -c1-12)"
+}
+# apt_mirror: the Debian mirror apt uses here for $IMAGE_SUITE's main component
+# (deb822 .sources files or one-line sources.list entries).
+apt_mirror() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    awk -v suite="$IMAGE_SUITE" '
+      /^$/ { if (uri != "" && hit && main) { print uri; exit } uri = ""; hit = 0; main = 0; next }
+      tolower($1) == "uris:" { uri = $2 }
+      tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) hit = 1 }
+      tolower($1) == "components:" { for (i = 2; i <= NF; i++) if ($i == "main") main = 1 }
+      END { if (uri != "" && hit && main) print uri }' "$f" | head -n1 | grep . && return 0
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    awk -v suite="$IMAGE_SUITE" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++; if ($2 ~ /^\[/) i++; if ($(i+1) == suite) { print $i; exit } }' "$f" | grep . && return 0
+  done
+  return 1
+}
 
 # module_dir DIR MODULE: where the Go module cache holds MODULE's source (for CRDs and stages).
 module_dir() {
@@ -150,12 +206,16 @@ wait_for() {
 
 https_ok() { curl -fsS --max-time 2 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/admin.crt" --key "$PKI_DIR/admin.key" "$1"; }
 
-# ours PID: the process still runs one of the cache's binaries (a PID file can
-# outlive its process, and the number be reused by another one).
+# ours PID: the process still runs one of the cache's binaries, or names this
+# cluster's directory (a PID file can outlive its process, and the number be
+# reused by another one).
 ours() {
   local exe; exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 1
   # (Also a binary of the checkout's .cache/bin, where they were built before.)
-  case "$exe" in "$BIN_CACHE"/* | "$REPO_ROOT/.cache/bin"/*) return 0 ;; *) return 1 ;; esac
+  case "$exe" in "$BIN_CACHE"/* | "$REPO_ROOT/.cache/bin"/*) return 0 ;; esac
+  # A program of the system's (the real node's containerd) started for this
+  # cluster: its command line names the cluster's directory.
+  tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "$EASYAI_CLUSTER_DIR/"
 }
 
 # stop NAME...: asks the processes to end together, waits up to 10s, then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts the local development cluster: etcd, kube-apiserver, controller-manager,
 # scheduler, kwok with fake GPU nodes, Volcano, the training-operator and
-# Kubeflow Trainer v2 with JobSet (EASYAI_CLUSTER_COMPONENTS), all as
-# processes on 127.0.0.1 whose PIDs are recorded for down.sh. Builds whatever
+# Kubeflow Trainer v2 with JobSet (EASYAI_CLUSTER_COMPONENTS), and a real
+# node that runs containers (realnode.sh; EASYAI_REAL_NODE=0 leaves it out),
+# all as processes whose PIDs are recorded for down.sh. Builds whatever
 # binary the cache lacks first. Does nothing when the cluster already runs.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -93,6 +94,8 @@ start kube-apiserver "$KUBE_BIN/kube-apiserver" \
   --kubelet-preferred-address-types InternalIP \
   --allow-privileged=true --profiling=false
 wait_for kube-apiserver 60 https_ok "https://$HOST:$APISERVER_PORT/readyz"
+
+if real_node; then "$CLUSTER_HACK_DIR/realnode.sh" up; fi
 
 log "installing CRDs (kwok, Volcano, $EASYAI_CLUSTER_COMPONENTS) and webhook configurations"
 # (Server-side: the CRDs are too large for the last-applied annotation.)
@@ -204,7 +207,8 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   fi
   wait_for "volcano default queue" 60 kubectl get queue default
 fi
-kubectl wait --for condition=Ready --timeout 60s node --all >/dev/null
+kubectl wait --for condition=Ready --timeout 60s node -l kwok.x-k8s.io/node=fake >/dev/null
+if real_node; then "$CLUSTER_HACK_DIR/realnode.sh" wait; fi
 wait_for "default service account" 60 kubectl -n default get serviceaccount default
 
 for f in "$PID_DIR"/*.pid; do

@@ -22,6 +22,8 @@ bench_cluster_up() {
   export EASYAI_CLUSTER_DIR=${BENCH_CLUSTER_DIR:-$BENCH_ROOT/.cache/bench-cluster}
   export EASYAI_CLUSTER_PORT_OFFSET=${BENCH_PORT_OFFSET:-200}
   export EASYAI_CLUSTER_OPERATORS=none
+  # (The benchmarks need no containers: no real node.)
+  export EASYAI_REAL_NODE=0
   # shellcheck source=../../hack/cluster/lib.sh
   source "$BENCH_ROOT/hack/cluster/lib.sh"
   cd "$REPO_ROOT"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the images the real node runs, from Debian's packages, into one
+# archive that containerd imports (nothing is ever pulled from a registry):
+#   localhost/easyai-e2e/debian:1   a Debian root file system (debootstrap,
+#                                   minbase) with Python, PyTorch, git, sshd
+#                                   and busybox: the tests' training image
+#   docker.io/library/alpine:3.10   the same layer and a static nslookup: the
+#                                   image of the training-operator's PyTorch
+#                                   init container, under the name it uses
+#   localhost/easyai-e2e/pause:1    the pod sandbox's pause process
+# The archive is cached by a hash of its recipe (suite, packages, the node
+# tools' sources): a second run, in any checkout, is a no-op. Prints nothing
+# on stdout; hack/cluster/realnode.sh imports it.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+[ "$(id -u)" = 0 ] || die "building the real node's images needs root (debootstrap); EASYAI_REAL_NODE=0 leaves the node out"
+command -v debootstrap >/dev/null || die "debootstrap is needed: apt-get install debootstrap"
+
+nodetools=$(nodetools_bin_dir)
+[ -x "$nodetools/imagepack" ] || die "the node tools are not built (hack/cluster/build.sh builds them)"
+archive=$(images_archive)
+if [ -f "$archive" ]; then
+  log "images: cached in $archive"
+  touch "$archive"
+  exit 0
+fi
+
+# debootstrap fetches from the Debian mirror this machine's apt uses.
+mirror=$(apt_mirror) || die "no Debian mirror for $IMAGE_SUITE in /etc/apt/sources.list(.d): debootstrap needs one"
+
+start=$SECONDS
+mkdir -p "$IMAGE_CACHE"
+work=$(mktemp -d "$IMAGE_CACHE/.build-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root=$work/rootfs
+log "images: debootstrap of $IMAGE_SUITE with ${IMAGE_PACKAGES[*]} (about 3 min)"
+if ! debootstrap --variant=minbase --components=main --include="$(IFS=,; echo "${IMAGE_PACKAGES[*]}")" \
+  "$IMAGE_SUITE" "$root" "$mirror" >"$work/debootstrap.log" 2>&1; then
+  tail -n 30 "$work/debootstrap.log" >&2
+  [ ! -f "$root/debootstrap/debootstrap.log" ] || tail -n 30 "$root/debootstrap/debootstrap.log" >&2
+  die "images: debootstrap failed"
+fi
+log "images: debootstrap took $((SECONDS - start))s"
+# What only the build needed: package downloads and lists.
+rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/debootstrap
+# torchrun, as pip's torch installs it (Debian's package has the module only).
+printf '#!/bin/sh\nexec python3 -m torch.distributed.run "$@"\n' >"$root/usr/local/bin/torchrun"
+chmod 755 "$root/usr/local/bin/torchrun"
+tar --numeric-owner --xattrs --xattrs-include='*' -C "$root" -cf "$work/rootfs.tar" .
+rm -rf "$root"
+
+mkdir -p "$work/nslookup/usr/local/bin" "$work/pause"
+cp "$nodetools/nslookup" "$work/nslookup/usr/local/bin/nslookup"
+cp "$nodetools/pause" "$work/pause/pause"
+"$nodetools/imagepack" -out "$work/images.tar" \
+  -image "$IMAGE_DEBIAN=$work/rootfs.tar" \
+  -image "$IMAGE_PYTORCH_INIT=$work/rootfs.tar+$work/nslookup" \
+  -image "$IMAGE_PAUSE=$work/pause" -entrypoint "$IMAGE_PAUSE=/pause"
+mv "$work/images.tar" "$archive"
+# Archives of older recipes go.
+find "$IMAGE_CACHE" -maxdepth 1 -name 'e2e-images-*.tar' ! -path "$archive" -delete
+log "images: built in $((SECONDS - start))s ($(du -h "$archive" | cut -f1))"
