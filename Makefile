@@ -73,6 +73,10 @@ cluster-env: ## Print `export KUBECONFIG=...` for the local cluster: eval "$$(ma
 demo: ## Submit the TF example to the local cluster and watch it run to success.
 	hack/demo.sh
 
+.PHONY: demo-real
+demo-real: ## Run the PyTorch DDP example (2 ranks, gloo) on the local cluster's real node: its loss, its model, Succeeded.
+	hack/demo-real.sh
+
 .PHONY: bench
 bench: bench-list bench-get bench-submit bench-logs ## Every benchmark below; writes docs/benchmarks.md.
 

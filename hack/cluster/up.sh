@@ -207,7 +207,7 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   fi
   wait_for "volcano default queue" 60 kubectl get queue default
 fi
-kubectl wait --for condition=Ready --timeout 60s node -l kwok.x-k8s.io/node=fake >/dev/null
+kubectl wait --for condition=Ready --timeout 60s $(for i in $(seq 0 $((FAKE_NODES - 1))); do echo node/kwok-node-$i; done) >/dev/null
 if real_node; then "$CLUSTER_HACK_DIR/realnode.sh" wait; fi
 wait_for "default service account" 60 kubectl -n default get serviceaccount default
 

@@ -8,7 +8,6 @@
 package realnode
 
 import (
-	_ "embed"
 	"errors"
 	"io"
 	"os"
@@ -26,8 +25,14 @@ import (
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
 
-//go:embed testdata/ddp.py
-var ddpScript string
+// ddpScript is the example's training (examples/pytorch-ddp/train.py).
+var ddpScript = func() string {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "pytorch-ddp", "train.py"))
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
 // A PyTorchJob of a master and a worker trains for real with DDP over gloo;
 // logs -f shows both ranks as they train, exec and attach reach a replica,
@@ -40,7 +45,7 @@ func TestPyTorchDDPTrainsOnTheRealNode(t *testing.T) {
 	alice := c.TeamMember(t, "alice", ns)
 	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, args...) }
 
-	args := append([]string{"submit", "pytorch", "--name", "ddp", "--workers", "2", "--env", "WAIT_SECONDS=600"}, placement...)
+	args := append([]string{"submit", "pytorch", "--name", "ddp", "--workers", "2", "--env", "HOLD_SECONDS=600"}, placement...)
 	as(append(args, "--", "python3", "-c", ddpScript)...).MustSucceed(t)
 
 	follow := startFollowing(t, alice, "logs", "-f", "pytorch/ddp")
@@ -81,7 +86,7 @@ func TestPyTorchDDPTrainsOnTheRealNode(t *testing.T) {
 		t.Errorf("attach --command on worker-0: no terminal of rank 1:\n%q", terminal)
 	}
 
-	as("exec", "ddp", "--all", "--", "touch", "/tmp/easyai-e2e-done").MustSucceed(t)
+	as("exec", "ddp", "--all", "--", "touch", "/tmp/release").MustSucceed(t)
 	res = as("wait", "ddp", "--timeout", "3m")
 	if res.Code != 0 || !strings.Contains(res.Stderr, "pytorch/ddp Succeeded after ") {
 		t.Errorf("wait: exit %d, stderr %q; want 0 and Succeeded", res.Code, res.Stderr)

@@ -1,10 +1,13 @@
-# A real, small DistributedDataParallel training on CPU (gloo), run by every
-# replica of the job: the ranks rendezvous through the variables the
-# operator injects, an all_reduce checks that they talk, a linear model
-# learns y = x.w + b, and the ranks check that their parameters are equal.
-# Rank 0 saves the model. Each rank then waits (at most WAIT_SECONDS) for
-# the test to create /tmp/easyai-e2e-done, so that the test can exec into
-# and download from the running replicas, and exits 0 when every check held.
+# A small, real DistributedDataParallel training on CPU (gloo), run by every
+# replica of a job: the ranks rendezvous through the variables the operator
+# (or torchrun) sets (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE), an
+# all_reduce checks that they talk, a linear model learns y = x.w + b, and the
+# ranks check that their parameters are equal. Rank 0 saves the model in
+# /tmp/out. With HOLD_SECONDS, each replica then stays up that long, or until
+# /tmp/release exists, so that "easyai download JOB /tmp/out" and "easyai
+# exec" can reach it. It exits 0 when every check held.
+#
+#   easyai submit pytorch --workers 2 --image IMAGE_WITH_TORCH -- python3 -c "$(cat train.py)"
 import hashlib
 import os
 import sys
@@ -60,8 +63,8 @@ if rank == 0:
     print("saved /tmp/out/model.pt", flush=True)
 
 print("training done" if ok else "training FAILED", flush=True)
-deadline = time.time() + float(os.environ.get("WAIT_SECONDS", "300"))
-while not os.path.exists("/tmp/easyai-e2e-done") and time.time() < deadline:
+deadline = time.time() + float(os.environ.get("HOLD_SECONDS", "0"))
+while not os.path.exists("/tmp/release") and time.time() < deadline:
     time.sleep(0.5)
 dist.destroy_process_group()
 sys.exit(0 if ok else 1)

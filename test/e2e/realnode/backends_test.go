@@ -1,0 +1,94 @@
+//go:build e2e
+
+package realnode
+
+import (
+	_ "embed"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/easyai-dev/easyai/test/e2e/cluster"
+	"github.com/easyai-dev/easyai/test/e2e/easyai"
+)
+
+//go:embed testdata/tfconfig.py
+var tfConfigScript string
+
+// The same DDP training runs to success on every other backend that can run
+// PyTorch here: a PyTorchJob gang-scheduled by Volcano, a Volcano Job with
+// Volcano's pytorch plugin, and a TrainJob of Kubeflow Trainer v2 on the
+// torch-distributed runtime (torchrun, as that runtime expects).
+func TestDDPTrainsOnEveryBackend(t *testing.T) {
+	// The script, written to a file by the replica itself: torchrun runs a
+	// file, and the command line takes no file.
+	viaTorchrun := []string{"sh", "-c", `printf '%s' "$DDP_SCRIPT" >/tmp/ddp.py && exec torchrun /tmp/ddp.py`}
+	tests := []struct {
+		name     string
+		args     []string
+		command  []string
+		replicas []string // the log prefixes of the two ranks
+	}{
+		{"gang", []string{"pytorch", "--workers", "2", "--gang"}, []string{"python3", "-c", ddpScript}, []string{"master-0", "worker-0"}},
+		{"volcano", []string{"volcano", "--framework", "pytorch", "--task", "master=1", "--task", "worker=1"}, []string{"python3", "-c", ddpScript}, []string{"master-0", "worker-0"}},
+		{"trainjob", []string{"trainjob", "--runtime", "torch-distributed", "--workers", "2", "--nproc-per-node", "1", "--env", "DDP_SCRIPT=" + ddpScript}, viaTorchrun, []string{"node-0", "node-1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := cluster.Get(t)
+			placement := c.RealNode(t)
+			ns := c.Namespace(t)
+			alice := c.TeamMember(t, "alice", ns)
+			args := append([]string{"submit"}, tt.args...)
+			args = append(append(args, "--name", tt.name, "--env", "HOLD_SECONDS=0"), placement...)
+			easyai.RunWith(t, alice, append(append(args, "--"), tt.command...)...).MustSucceed(t)
+			follow := startFollowing(t, alice, "logs", "-f", tt.name)
+
+			res := easyai.RunWith(t, alice, "wait", tt.name, "--timeout", "8m")
+			if res.Code != 0 || !strings.Contains(res.Stderr, " Succeeded after ") {
+				t.Errorf("wait: exit %d, stderr %q; want 0 and Succeeded", res.Code, res.Stderr)
+			}
+			follow.wait(t, 2*time.Minute)
+			out := follow.text()
+			for _, replica := range tt.replicas {
+				prefix := regexp.QuoteMeta("[" + replica + "] ")
+				for _, want := range []string{"all_reduce sum 3 (want 3)", ": falls", "the same on every rank", "training done"} {
+					if !regexp.MustCompile(prefix + "[^\n]*" + regexp.QuoteMeta(want)).MatchString(out) {
+						t.Errorf("logs -f shows no line of %s with %q", replica, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A TFJob's tasks find each other at the addresses TF_CONFIG names, as
+// TensorFlow would: the operator's TF_CONFIG and headless Services, and the
+// cluster's DNS, are right.
+func TestTFJobTasksReachEachOther(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	placement := c.RealNode(t)
+	ns := c.Namespace(t)
+	alice := c.TeamMember(t, "alice", ns)
+	args := append([]string{"submit", "tf", "--name", "tfconfig", "--ps", "1", "--workers", "2"}, placement...)
+	easyai.RunWith(t, alice, append(args, "--", "python3", "-c", tfConfigScript)...).MustSucceed(t)
+	follow := startFollowing(t, alice, "logs", "-f", "tf/tfconfig")
+
+	res := easyai.RunWith(t, alice, "wait", "tf/tfconfig", "--timeout", "6m")
+	if res.Code != 0 || !strings.Contains(res.Stderr, "tf/tfconfig Succeeded after ") {
+		t.Errorf("wait: exit %d, stderr %q; want 0 and Succeeded", res.Code, res.Stderr)
+	}
+	follow.wait(t, 2*time.Minute)
+	out := follow.text()
+	for _, replica := range []string{"ps-0", "worker-0", "worker-1"} {
+		prefix := regexp.QuoteMeta("[" + replica + "] ")
+		for _, want := range []string{"TF_CONFIG: task " + replica + " of ", "every task reached", "reached by 2 of 2 tasks"} {
+			if !regexp.MustCompile(prefix + "[^\n]*" + regexp.QuoteMeta(want)).MatchString(out) {
+				t.Errorf("logs -f shows no line of %s with %q", replica, want)
+			}
+		}
+	}
+}
