@@ -3,13 +3,15 @@
 # archive that containerd imports (nothing is ever pulled from a registry):
 #   localhost/easyai-e2e/debian:1   a Debian root file system (debootstrap,
 #                                   minbase) with Python, PyTorch, git, sshd
-#                                   and busybox: the tests' training image
+#                                   and busybox, and torchrun (images/): the
+#                                   tests' training image
 #   docker.io/library/alpine:3.10   the same layer and a static nslookup: the
 #                                   image of the training-operator's PyTorch
 #                                   init container, under the name it uses
 #   localhost/easyai-e2e/pause:1    the pod sandbox's pause process
-# The archive is cached by a hash of its recipe (suite, packages, the node
-# tools' sources): a second run, in any checkout, is a no-op. Prints nothing
+# The root file system is cached by a hash of its suite and packages, the
+# archive by a hash of its whole recipe: a second run, in any checkout, is a
+# no-op. Prints nothing
 # on stdout; hack/cluster/realnode.sh imports it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -25,36 +27,44 @@ if [ -f "$archive" ]; then
   exit 0
 fi
 
-# debootstrap fetches from the Debian mirror this machine's apt uses.
-mirror=$(apt_mirror) || die "no Debian mirror for $IMAGE_SUITE in /etc/apt/sources.list(.d): debootstrap needs one"
-
+rootfs=$(rootfs_tar)
 start=$SECONDS
 mkdir -p "$IMAGE_CACHE"
 work=$(mktemp -d "$IMAGE_CACHE/.build-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-root=$work/rootfs
-log "images: debootstrap of $IMAGE_SUITE with ${IMAGE_PACKAGES[*]} (about 3 min)"
-if ! debootstrap --variant=minbase --components=main --include="$(IFS=,; echo "${IMAGE_PACKAGES[*]}")" \
-  "$IMAGE_SUITE" "$root" "$mirror" >"$work/debootstrap.log" 2>&1; then
-  tail -n 30 "$work/debootstrap.log" >&2
-  [ ! -f "$root/debootstrap/debootstrap.log" ] || tail -n 30 "$root/debootstrap/debootstrap.log" >&2
-  die "images: debootstrap failed"
-fi
-log "images: debootstrap took $((SECONDS - start))s"
-# What only the build needed: package downloads and lists.
-rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/debootstrap
-# torchrun, as pip's torch installs it (Debian's package has the module only).
-printf '#!/bin/sh\nexec python3 -m torch.distributed.run "$@"\n' >"$root/usr/local/bin/torchrun"
-chmod 755 "$root/usr/local/bin/torchrun"
-tar --numeric-owner --xattrs --xattrs-include='*' -C "$root" -cf "$work/rootfs.tar" .
-rm -rf "$root"
 
-mkdir -p "$work/nslookup/usr/local/bin" "$work/pause"
+if [ -f "$rootfs" ]; then
+  log "images: the root file system is cached in $rootfs"
+  touch "$rootfs"
+else
+  # debootstrap fetches from the Debian mirror this machine's apt uses.
+  mirror=$(apt_mirror) || die "no Debian mirror for $IMAGE_SUITE in /etc/apt/sources.list(.d): debootstrap needs one"
+  root=$work/rootfs
+  log "images: debootstrap of $IMAGE_SUITE with ${IMAGE_PACKAGES[*]} (about 3 min)"
+  if ! debootstrap --variant=minbase --components=main --include="$(IFS=,; echo "${IMAGE_PACKAGES[*]}")" \
+    "$IMAGE_SUITE" "$root" "$mirror" >"$work/debootstrap.log" 2>&1; then
+    tail -n 30 "$work/debootstrap.log" >&2
+    [ ! -f "$root/debootstrap/debootstrap.log" ] || tail -n 30 "$root/debootstrap/debootstrap.log" >&2
+    die "images: debootstrap failed"
+  fi
+  log "images: debootstrap took $((SECONDS - start))s"
+  # What only the build needed: package downloads and lists.
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/debootstrap
+  tar --numeric-owner --xattrs --xattrs-include='*' -C "$root" -cf "$work/rootfs.tar" .
+  rm -rf "$root"
+  mv "$work/rootfs.tar" "$rootfs"
+  find "$IMAGE_CACHE" -maxdepth 1 -name 'rootfs-*.tar' ! -path "$rootfs" -delete
+fi
+
+# The layers above it: the project's own files for the image
+# (hack/cluster/images/: torchrun), and the static nslookup.
+mkdir -p "$work/tools/usr/local/bin" "$work/nslookup/usr/local/bin" "$work/pause"
+cp "$CLUSTER_HACK_DIR/images/torchrun" "$work/tools/usr/local/bin/torchrun"
 cp "$nodetools/nslookup" "$work/nslookup/usr/local/bin/nslookup"
 cp "$nodetools/pause" "$work/pause/pause"
 "$nodetools/imagepack" -out "$work/images.tar" \
-  -image "$IMAGE_DEBIAN=$work/rootfs.tar" \
-  -image "$IMAGE_PYTORCH_INIT=$work/rootfs.tar+$work/nslookup" \
+  -image "$IMAGE_DEBIAN=$rootfs+$work/tools" \
+  -image "$IMAGE_PYTORCH_INIT=$rootfs+$work/nslookup" \
   -image "$IMAGE_PAUSE=$work/pause" -entrypoint "$IMAGE_PAUSE=/pause"
 mv "$work/images.tar" "$archive"
 # Archives of older recipes go.

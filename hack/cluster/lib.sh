@@ -134,12 +134,22 @@ IMAGE_PACKAGES=(python3 python3-torch git openssh-server busybox-static ca-certi
 IMAGE_DEBIAN=localhost/easyai-e2e/debian:1
 IMAGE_PYTORCH_INIT=docker.io/library/alpine:3.10
 IMAGE_PAUSE=localhost/easyai-e2e/pause:1
-# Bumped when images.sh builds differently from the same packages.
-IMAGE_RECIPE=1
+# Bumped when images.sh builds a root file system differently from the same
+# packages (ROOTFS_RECIPE), or the images from the same root file system
+# (IMAGE_RECIPE).
+ROOTFS_RECIPE=1
+IMAGE_RECIPE=2
+# rootfs_tar: the packed Debian root file system of images.sh, cached apart
+# from the images so that a change of the layers above it (the node tools,
+# hack/cluster/images/) does not debootstrap again.
+rootfs_tar() {
+  printf '%s/rootfs-%s.tar' "$IMAGE_CACHE" "$(
+    printf '%s\n' "$ROOTFS_RECIPE" "$IMAGE_SUITE" "${IMAGE_PACKAGES[@]}" | sha256sum | cut -c1-12)"
+}
 images_archive() {
   printf '%s/e2e-images-%s.tar' "$IMAGE_CACHE" "$(
-    printf '%s\n' "$IMAGE_RECIPE" "$IMAGE_SUITE" "${IMAGE_PACKAGES[@]}" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$(basename "$(nodetools_bin_dir)")" |
-      sha256sum | cut -c1-12)"
+    { printf '%s\n' "$IMAGE_RECIPE" "$(basename "$(rootfs_tar)")" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$(basename "$(nodetools_bin_dir)")"
+      cat "$CLUSTER_HACK_DIR"/images/*; } | sha256sum | cut -c1-12)"
 }
 # apt_mirror: the Debian mirror apt uses here for $IMAGE_SUITE's main component
 # (deb822 .sources files or one-line sources.list entries).
