@@ -8,6 +8,8 @@
 #   docker.io/library/alpine:3.10   the same layer and a static nslookup: the
 #                                   image of the training-operator's PyTorch
 #                                   init container, under the name it uses
+#   docker.io/library/busybox:1.36  Debian's static busybox: the image of
+#                                   easyai's fetcher and uploader pods
 #   localhost/easyai-e2e/pause:1    the pod sandbox's pause process
 # The root file system is cached by a hash of its suite and packages, the
 # archive by a hash of its whole recipe: a second run, in any checkout, is a
@@ -58,13 +60,21 @@ fi
 
 # The layers above it: the project's own files for the image
 # (hack/cluster/images/: torchrun), and the static nslookup.
-mkdir -p "$work/tools/usr/local/bin" "$work/nslookup/usr/local/bin" "$work/pause"
+mkdir -p "$work/tools/usr/local/bin" "$work/nslookup/usr/local/bin" "$work/pause" "$work/busybox/bin"
+# busybox, as its image has it: the static binary of Debian's busybox-static
+# and a link for each applet (easyai's fetcher and uploader run in it).
+tar -xOf "$rootfs" ./usr/bin/busybox >"$work/busybox/bin/busybox"
+chmod 755 "$work/busybox/bin/busybox"
+for applet in $("$work/busybox/bin/busybox" --list); do
+  [ "$applet" = busybox ] || ln -s busybox "$work/busybox/bin/$applet"
+done
 cp "$CLUSTER_HACK_DIR/images/torchrun" "$work/tools/usr/local/bin/torchrun"
 cp "$nodetools/nslookup" "$work/nslookup/usr/local/bin/nslookup"
 cp "$nodetools/pause" "$work/pause/pause"
 "$nodetools/imagepack" -out "$work/images.tar" \
   -image "$IMAGE_DEBIAN=$rootfs+$work/tools" \
   -image "$IMAGE_PYTORCH_INIT=$rootfs+$work/nslookup" \
+  -image "$IMAGE_BUSYBOX=$work/busybox" \
   -image "$IMAGE_PAUSE=$work/pause" -entrypoint "$IMAGE_PAUSE=/pause"
 mv "$work/images.tar" "$archive"
 # Archives of older recipes go.

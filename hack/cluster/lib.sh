@@ -134,6 +134,7 @@ IMAGE_PACKAGES=(python3 python3-torch git openssh-server busybox-static ca-certi
 IMAGE_DEBIAN=localhost/easyai-e2e/debian:1
 IMAGE_PYTORCH_INIT=docker.io/library/alpine:3.10
 IMAGE_PAUSE=localhost/easyai-e2e/pause:1
+IMAGE_BUSYBOX=docker.io/library/busybox:1.36
 # Bumped when images.sh builds a root file system differently from the same
 # packages (ROOTFS_RECIPE), or the images from the same root file system
 # (IMAGE_RECIPE).
@@ -148,7 +149,7 @@ rootfs_tar() {
 }
 images_archive() {
   printf '%s/e2e-images-%s.tar' "$IMAGE_CACHE" "$(
-    { printf '%s\n' "$IMAGE_RECIPE" "$(basename "$(rootfs_tar)")" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$(basename "$(nodetools_bin_dir)")"
+    { printf '%s\n' "$IMAGE_RECIPE" "$(basename "$(rootfs_tar)")" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$IMAGE_BUSYBOX" "$(basename "$(nodetools_bin_dir)")"
       cat "$CLUSTER_HACK_DIR"/images/*; } | sha256sum | cut -c1-12)"
 }
 # apt_mirror: the Debian mirror apt uses here for $IMAGE_SUITE's main component

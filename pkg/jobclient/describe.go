@@ -67,7 +67,8 @@ type Dir struct {
 // Event is one Warning event about a job or one of its objects.
 type Event struct {
 	// Object is "job", a replica's task ("worker-1"), a pod of no replica
-	// ("pod/NAME") or "podgroup" (gang scheduling).
+	// ("pod/NAME"), "podgroup" (gang scheduling), or an object between the
+	// job and its pods (a TrainJob's "jobset" and "Job/NAME").
 	Object   string    `json:"object"`
 	Reason   string    `json:"reason"`
 	Message  string    `json:"message"`
@@ -132,7 +133,8 @@ func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*Stor
 }
 
 // warnings lists the namespace's Warning events and keeps those of the job,
-// its pods and its PodGroup.
+// its pods, its PodGroup and the objects its operator makes between the job
+// and its pods (kinds.Intermediary).
 func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.Replica, pods []corev1.Pod) ([]Event, error) {
 	objectOf := map[string]string{}
 	for i := range pods {
@@ -145,7 +147,11 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	}
 	objectOf[k.GroupVersionKind().Kind+"/"+obj.GetName()] = "job"
 	objectOf["PodGroup/"+obj.GetName()] = "podgroup"
-	objectOf["JobSet/"+obj.GetName()] = "jobset"
+	if ik, ok := k.(kinds.Intermediary); ok {
+		for involved, object := range ik.Intermediates(obj) {
+			objectOf[involved] = object
+		}
+	}
 
 	var out []Event
 	opts := metav1.ListOptions{FieldSelector: "type=" + corev1.EventTypeWarning, Limit: PageSize}

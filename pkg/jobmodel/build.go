@@ -63,7 +63,8 @@ func TaskName(role string, index int) string { return role + "-" + strconv.Itoa(
 
 // ReplicaFromPod reads one replica's state from its pod: the phase, node,
 // restarts, and the exit code and reason of the first container that ended
-// (or is waiting, e.g. ImagePullBackOff).
+// (or is waiting, e.g. ImagePullBackOff; one waiting to restart,
+// CrashLoopBackOff, with the exit code it ended with last).
 func ReplicaFromPod(role string, index int, p *corev1.Pod) Replica {
 	created := p.CreationTimestamp.Time
 	r := Replica{
@@ -85,6 +86,12 @@ func ReplicaFromPod(role string, index int, p *corev1.Pod) Replica {
 			}
 		case cs.State.Waiting != nil && r.Reason == "" && cs.State.Waiting.Reason != "ContainerCreating":
 			r.Reason, r.Message = cs.State.Waiting.Reason, cs.State.Waiting.Message
+			// A container waiting to restart (CrashLoopBackOff) ended last
+			// time with the exit code worth showing.
+			if last := cs.LastTerminationState.Terminated; last != nil && r.ExitCode == nil {
+				code := last.ExitCode
+				r.ExitCode = &code
+			}
 		}
 	}
 	if r.Reason == "" && p.Status.Phase == corev1.PodPending {

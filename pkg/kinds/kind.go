@@ -82,6 +82,16 @@ type Detailer interface {
 	Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error)
 }
 
+// Intermediary is a Kind whose operator makes objects between the job and
+// its pods (a TrainJob: a JobSet and its Jobs). A Job that cannot create
+// its pods (a missing ServiceAccount, a quota) says so only in Warning events
+// on itself: get shows those events as the job's.
+type Intermediary interface {
+	// Intermediates names the objects of the job obj, as last read: each
+	// event's involved object ("Kind/name") and what get calls it.
+	Intermediates(obj *unstructured.Unstructured) map[string]string
+}
+
 // Runner is a Kind whose jobs say what they run elsewhere than in a pod
 // template (a TrainJob: in spec.trainer, over its runtime's). get shows it
 // for a job easyai did not submit.

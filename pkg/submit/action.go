@@ -254,6 +254,9 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	if err := s.checkPlacement(ctx, resolved); err != nil {
 		return nil, err
 	}
+	if err := s.checkDataClaims(ctx, resolved); err != nil {
+		return nil, err
+	}
 	obj, err := Build(req)
 	if err != nil {
 		return nil, err

@@ -295,6 +295,27 @@ func (s *Submission) pretrainedFrom(ctx context.Context, spec storage.Spec) (str
 	return pre.JobDir, nil
 }
 
+// checkDataClaims checks each claim of --data (the "data" value) as
+// --storage's is checked: a pod naming a missing claim is never scheduled,
+// and Volcano 1.10's scheduler stops scheduling every other pod of the
+// cluster while such a pod waits.
+func (s *Submission) checkDataClaims(ctx context.Context, resolved map[string]any) error {
+	if s.DryRun == DryRunClient {
+		return nil
+	}
+	data, _ := resolved["data"].([]any)
+	for _, d := range data {
+		d, _ := d.(map[string]any)
+		if claim, _ := d["claim"].(string); claim != "" {
+			mount, _ := d["mountPath"].(string)
+			if err := s.checkClaim(ctx, "--data "+claim+":"+mount, claim); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // checkClaim fails when the claim does not exist in the namespace; a user
 // who may not read claims gets a note instead.
 func (s *Submission) checkClaim(ctx context.Context, origin, claim string) error {

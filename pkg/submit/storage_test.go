@@ -255,6 +255,39 @@ func TestTheClaimIsCheckedBeforeSubmitting(t *testing.T) {
 	}
 }
 
+// A claim of --data is checked as --storage's: a pod naming a missing claim
+// is never scheduled (and holds up Volcano's scheduler for everyone).
+func TestTheClaimsOfDataAreCheckedBeforeSubmitting(t *testing.T) {
+	s, _ := storageSubmission(t, nil)
+	s.Flags.Data = []string{"team:/data", "missing:/more:ro"}
+	s.DryRun, s.Namespace = DryRunServer, "team-a"
+	s.User = func(context.Context) (string, error) { return "alice", nil }
+	s.Dynamic = fakeCluster(t, false, claim("team"))
+	_, err := s.Run(context.Background())
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), `--data missing:/more: no PersistentVolumeClaim "missing" in namespace team-a`) {
+		t.Errorf("a missing claim of --data: %v", err)
+	}
+
+	s, notes := storageSubmission(t, nil)
+	s.Flags.Data = []string{"team:/data"}
+	s.DryRun, s.Namespace = DryRunServer, "team-a"
+	s.User = func(context.Context) (string, error) { return "alice", nil }
+	s.Dynamic = fakeCluster(t, true)
+	_, err = s.Run(context.Background())
+	if err != nil && strings.Contains(err.Error(), "PersistentVolumeClaim") {
+		t.Errorf("a claim the user may not read: %v", err)
+	}
+	if !strings.Contains(notes.String(), "Storage: claim team not checked") {
+		t.Errorf("notes %q, want one line saying the claim was not checked", notes.String())
+	}
+
+	s, _ = storageSubmission(t, nil)
+	s.Flags.Data = []string{"missing:/data"}
+	if _, err := s.Run(context.Background()); err != nil && strings.Contains(err.Error(), "PersistentVolumeClaim") {
+		t.Errorf("--dry-run=client reads no claim: %v", err)
+	}
+}
+
 func TestPretrainedFrom(t *testing.T) {
 	withStorage := func(request, dir string) *unstructured.Unstructured {
 		obj := &unstructured.Unstructured{Object: map[string]any{}}

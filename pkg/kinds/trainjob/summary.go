@@ -164,6 +164,27 @@ func roleOrder(roles map[string]bool) []string {
 	return append(out, rest...)
 }
 
+// Intermediates implements kinds.Intermediary: the JobSet (named as the
+// TrainJob) and its Jobs, JobSet's JOBSET-REPLICATEDJOB-INDEX, for each
+// replicated job the status counts (the trainer's nodes until it says).
+func (Kind) Intermediates(obj *unstructured.Unstructured) map[string]string {
+	name := obj.GetName()
+	out := map[string]string{"JobSet/" + name: "jobset"}
+	var j TrainJob
+	jobs := []JobStatus{{Name: TrainerJob}}
+	if decodeLenient(obj, &j) == nil && len(j.Status.JobsStatus) > 0 {
+		jobs = j.Status.JobsStatus
+	}
+	for _, js := range jobs {
+		n := max(count(js.Active)+count(js.Ready)+count(js.Succeeded)+count(js.Failed)+count(js.Suspended), 1)
+		for i := range n {
+			job := fmt.Sprintf("%s-%s-%d", name, js.Name, i)
+			out["Job/"+job] = "Job/" + job
+		}
+	}
+	return out
+}
+
 // Details implements kinds.Detailer: the runtime, the Jobs of each
 // replicated job, the trainer's progress and metrics when it reports them,
 // and the conditions' reasons.

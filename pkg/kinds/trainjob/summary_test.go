@@ -531,3 +531,29 @@ func TestRunsIsTheTrainersImageAndCommand(t *testing.T) {
 		t.Errorf("Runs of a job without a trainer: %q %q", image, command)
 	}
 }
+
+// get shows the Warning events of the JobSet and of each of its Jobs: a Job
+// that cannot create its pods says so only on itself.
+func TestIntermediates(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra string
+		want        map[string]string
+	}{
+		{"before the trainer reports its jobs", "", map[string]string{
+			"JobSet/tj": "jobset", "Job/tj-node-0": "Job/tj-node-0"}},
+		{"every replicated job, each of its Jobs", `status:
+  jobsStatus:
+  - {name: dataset-initializer, succeeded: 1}
+  - {name: node, active: 1, failed: 1}
+  - {name: launcher}`, map[string]string{
+			"JobSet/tj": "jobset", "Job/tj-dataset-initializer-0": "Job/tj-dataset-initializer-0",
+			"Job/tj-node-0": "Job/tj-node-0", "Job/tj-node-1": "Job/tj-node-1",
+			"Job/tj-launcher-0": "Job/tj-launcher-0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := trainjob.New().Intermediates(job(t, tc.extra)); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("intermediates %v,\nwant %v", got, tc.want)
+			}
+		})
+	}
+}

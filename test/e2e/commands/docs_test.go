@@ -38,6 +38,7 @@ var notRun = []struct{ prefix, why string }{
 	{"kubectl krew ", "installs a published release through krew (TestKubectlPlugin runs the plugin)"},
 	{"kubectl apply ", "applies the RBAC example to the cluster as its admin"},
 	{"kubectl create secret ", "makes the Secret of a git clone (TestCodeFromGit checks the clone's pod spec)"},
+	{"apt-get ", "installs the machine's prerequisites (hack/prerequisites.sh; .ci/run installs the same list)"},
 	{"examples/ci/train.sh ", "a CI step that waits up to 2h for a job in namespace ml-ci; submit --wait --logs is run from README.md"},
 }
 
@@ -197,6 +198,8 @@ func TestDocumentedCommandsRun(t *testing.T) {
 	// The team's claim the docs' submits with --storage name, and its files
 	// for the uploads.
 	c.BoundClaim(t, submitNS, "team-data")
+	// The claims the docs' --data flags name (submit checks they exist).
+	c.BoundClaim(t, submitNS, "train-code")
 	c.NamespaceExecDir(t, submitNS)
 
 	files := make([]string, 0, len(byFile))

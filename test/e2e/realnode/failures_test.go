@@ -1,0 +1,116 @@
+//go:build e2e
+
+package realnode
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/easyai-dev/easyai/test/e2e/cluster"
+	"github.com/easyai-dev/easyai/test/e2e/easyai"
+)
+
+// What get says when a real pod fails: each way of failing shows in the
+// replica's row (its state, exit code and reason) and in a Warning event
+// whose message names the cause.
+func TestGetSaysWhyARealPodFails(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		command []string
+		row     *regexp.Regexp // the replica's row of get
+		event   string         // a Warning event's message contains it
+	}{
+		{"never-pulled", []string{"--image", "localhost/easyai-e2e/absent:1", "--image-pull-policy", "Never"}, []string{"true"},
+			regexp.MustCompile(`(?m)^master-0 +Pending +real-node-0 +0 +- +ErrImageNeverPull `),
+			`Container image "localhost/easyai-e2e/absent:1" is not present with pull policy of Never`},
+		{"crash-loop", []string{"--set", "restartPolicy=OnFailure"}, []string{"sh", "-c", "echo about to fail; exit 3"},
+			regexp.MustCompile(`(?m)^master-0 +Running +real-node-0 +[2-9]\d* +3 +CrashLoopBackOff `),
+			"Back-off restarting failed container"},
+		{"out-of-memory", []string{"--memory", "100Mi"}, []string{"python3", "-c", "x = bytearray(400 << 20); import time; time.sleep(30)"},
+			regexp.MustCompile(`(?m)^master-0 +Failed +real-node-0 +0 +137 +OOMKilled `),
+			""},
+		{"too-big", []string{"--cpu", "32"}, []string{"true"},
+			regexp.MustCompile(`(?m)^master-0 +Pending +- +0 +- +Unschedulable `),
+			"Insufficient cpu"},
+		{"missing-claim", []string{"--data", "missing-claim:/data"}, []string{"true"},
+			regexp.MustCompile(`(?m)^master-0 +Pending +- +0 +- +Unschedulable `),
+			`persistentvolumeclaim "missing-claim" not found`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := cluster.Get(t)
+			placement := c.RealNode(t)
+			ns := c.Namespace(t)
+			alice := c.TeamMember(t, "alice", ns)
+			args := append(append([]string{"submit", "pytorch", "--name", tt.name}, placement...), tt.args...)
+			easyai.RunWith(t, alice, append(append(args, "--"), tt.command...)...).MustSucceed(t)
+			getShows(t, alice, tt.name, 4*time.Minute, tt.row, tt.event)
+		})
+	}
+	t.Run("out-of-memory-wait", func(t *testing.T) {
+		t.Parallel()
+		c := cluster.Get(t)
+		placement := c.RealNode(t)
+		ns := c.Namespace(t)
+		alice := c.TeamMember(t, "alice", ns)
+		args := append([]string{"submit", "pytorch", "--name", "oom", "--memory", "100Mi"}, placement...)
+		easyai.RunWith(t, alice, append(args, "--", "python3", "-c", "x = bytearray(400 << 20)")...).MustSucceed(t)
+		res := easyai.RunWith(t, alice, "wait", "oom", "--timeout", "4m")
+		if res.Code != 4 || !strings.Contains(res.Stderr, "Error: pytorch/oom Failed after ") {
+			t.Errorf("wait on a job killed for its memory: exit %d, stderr %q; want 4 and Failed", res.Code, res.Stderr)
+		}
+	})
+}
+
+// A TrainJob whose Job cannot create its pods (here the team's quota allows
+// none) says why in get: the Job's FailedCreate event, which is on the Job
+// between the TrainJob and its pods, not on the TrainJob.
+func TestGetShowsTheWarningsOfATrainJobsJobs(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	placement := c.RealNode(t)
+	ns := c.Namespace(t)
+	alice := c.TeamMember(t, "alice", ns)
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "no-pods"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("0")}}}
+	if _, err := c.Kube.CoreV1().ResourceQuotas(ns).Create(cluster.Context(t, time.Minute), quota, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cluster.Eventually(t, time.Minute, "the quota's status", func(ctx context.Context) (bool, error) {
+		q, err := c.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, quota.Name, metav1.GetOptions{})
+		return err == nil && q.Status.Hard != nil, err
+	})
+	args := append([]string{"submit", "trainjob", "--name", "quota", "--runtime", "torch-distributed", "--workers", "1"}, placement...)
+	easyai.RunWith(t, alice, append(args, "--", "true")...).MustSucceed(t)
+	getShows(t, alice, "quota", 2*time.Minute, regexp.MustCompile(`(?m)^Status: +Pending`), "")
+	getShows(t, alice, "quota", 2*time.Minute, regexp.MustCompile(`(?m)^.* Job/quota-node-0 +FailedCreate +.*exceeded quota: no-pods`), "")
+}
+
+// getShows runs get as the user until its output matches row and, when
+// event is not empty, holds a Warning event line containing it.
+func getShows(t *testing.T, env []string, job string, limit time.Duration, row *regexp.Regexp, event string) {
+	t.Helper()
+	var last string
+	deadline := time.Now().Add(limit)
+	for {
+		res := easyai.RunWith(t, env, "get", job)
+		last = res.Stdout
+		events := last[strings.Index(last, "Warning events:")+1:]
+		if res.Code == 0 && row.MatchString(last) && (event == "" || strings.Contains(events, event)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("get %s shows no %s and event %q in %s; last:\n%s", job, row, event, limit, last)
+		}
+		time.Sleep(3 * time.Second)
+	}
+}

@@ -1,0 +1,80 @@
+//go:build e2e
+
+package realnode
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/easyai-dev/easyai/test/e2e/cluster"
+	"github.com/easyai-dev/easyai/test/e2e/easyai"
+)
+
+// With a storage on the real node, the persisted-log wrapper keeps each
+// replica's real stdout and stderr in log_dir in a real shell; once the
+// pods are gone, logs reads them through the fetcher pod and download gets
+// them through its tar.
+func TestPersistedLogsOutliveThePods(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	placement := c.RealNode(t)
+	ns := c.Namespace(t)
+	volume := c.RealNodeClaim(t, ns, "team-data")
+	alice := c.TeamMember(t, "alice", ns)
+	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, args...) }
+
+	script := `import os, sys
+r = os.environ["RANK"]
+print("out of rank", r, flush=True)
+print("err of rank", r, file=sys.stderr, flush=True)`
+	args := append([]string{"submit", "pytorch", "--name", "kept", "--workers", "2", "--storage", "pvc:team-data",
+		"--clean-pod-policy", "All"}, placement...)
+	as(append(args, "--", "python3", "-c", script)...).MustSucceed(t)
+	res := as("wait", "kept", "--timeout", "5m")
+	if res.Code != 0 {
+		t.Fatalf("wait: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+
+	// The files on the real node's volume, written by the wrapper.
+	kept := map[string]string{}
+	_ = filepath.WalkDir(volume, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Base(filepath.Dir(path)) == "log_dir" {
+			data, _ := os.ReadFile(path)
+			kept[d.Name()] = string(data)
+		}
+		return nil
+	})
+	for file, want := range map[string][]string{"master-0.log": {"out of rank 0\n", "err of rank 0\n"}, "worker-0.log": {"out of rank 1\n", "err of rank 1\n"}} {
+		for _, line := range want {
+			if !strings.Contains(kept[file], line) {
+				t.Errorf("log_dir/%s on the volume holds %q; want a line %q (files: %v)", file, kept[file], line, kept)
+			}
+		}
+	}
+
+	// Once the pods are gone (cleanPodPolicy All), logs reads the kept logs.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		res = as("logs", "kept")
+		if strings.Contains(res.Stderr, "The pods of pytorch/kept are gone") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	for _, line := range []string{"[master-0] out of rank 0\n", "[master-0] err of rank 0\n", "[worker-0] out of rank 1\n", "[worker-0] err of rank 1\n"} {
+		if res.Code != 0 || !strings.Contains(res.Stderr, "The pods of pytorch/kept are gone") || !strings.Contains(res.Stdout, line) {
+			t.Errorf("logs after the pods: exit %d, no %q in\nstdout %q\nstderr %q", res.Code, line, res.Stdout, res.Stderr)
+		}
+	}
+
+	local := t.TempDir()
+	as("download", "kept", "/log_dir", local).MustSucceed(t)
+	data, err := os.ReadFile(filepath.Join(local, "log_dir", "worker-0.log"))
+	if err != nil || string(data) != kept["worker-0.log"] {
+		t.Errorf("downloaded log_dir/worker-0.log: %q, %v; want %q", data, err, kept["worker-0.log"])
+	}
+}
