@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -121,6 +122,28 @@ func TestTeeKeepsTheExitCodeAndBothStreams(t *testing.T) {
 	}
 	if log := r.log(t); !strings.HasPrefix(log, "to-") || !strings.HasSuffix(log, "again\n") {
 		t.Errorf("log %q after a restart, want the first run's lines then the second's", log)
+	}
+}
+
+// A program that writes its lines in pieces (Python unbuffered, as the
+// training-operator runs it) to both streams: the file holds each line whole.
+func TestTeeKeepsTheLinesOfBothStreamsWhole(t *testing.T) {
+	dir := t.TempDir()
+	r := startTee(t, dir, "sh", "-c", `printf 'out of '; printf 'err of ' >&2; sleep 0.2; printf 'rank 0\n' >&2; sleep 0.2; printf 'rank 0\n'; printf 'no newline'`)
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit code %d (stderr %q)", code, r.stderr.String())
+	}
+	log := r.log(t)
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	slices.Sort(lines)
+	if want := []string{"err of rank 0", "no newline", "out of rank 0"}; !slices.Equal(lines, want) {
+		t.Errorf("log %q, want the lines %q, each whole", log, want)
+	}
+	if got := r.stdout.String(); got != "out of rank 0\nno newline\n" {
+		t.Errorf("stdout %q", got)
+	}
+	if got := r.stderr.String(); got != "err of rank 0\n" {
+		t.Errorf("stderr %q", got)
 	}
 }
 

@@ -245,13 +245,22 @@ echo "easyai: cloned ${EASYAI_GIT_REF:-the default branch} at $(git -C "$d" rev-
 
 {{- /*
 easyai-lib.teeScript: runs "$@" with its stdout and stderr also appended to
-$log_dir/$EASYAI_TASK.log. The command's exit code is the script's, a
+$log_dir/$EASYAI_TASK.log, line by line: awk copies each stream a whole line
+at a time, so that a line of stdout and one of stderr never mix in the file
+(a program writes a line in pieces: Python does, unbuffered, as the
+training-operator runs it). The container's own streams get the same lines
+as they come; its log is read by lines anyway. mawk (Debian's awk) reads a
+pipe a block at a time unless "-W interactive"; busybox's and GNU awk read
+lines as they come, and warn of -W, so the script asks awk first. The command's exit code is the script's, a
 command killed by a signal exits 128+N as a shell reports it, and TERM, INT
 and HUP sent to the script are passed to the command. When the log cannot be
 written the command runs as it is, with one line on stderr.
 */ -}}
 {{- define "easyai-lib.teeScript" -}}
 f="$log_dir/$EASYAI_TASK.log"
+k='{ print; fflush(); print >> f; fflush(f) }'
+a=awk
+[ -n "$(awk -W interactive 'BEGIN { }' </dev/null 2>&1)" ] || a="awk -W interactive"
 o="$log_dir/.$EASYAI_TASK.$$.out"
 e="$log_dir/.$EASYAI_TASK.$$.err"
 if ! mkfifo "$o" "$e" 2>/dev/null || ! : >>"$f" 2>/dev/null; then
@@ -259,9 +268,9 @@ if ! mkfifo "$o" "$e" 2>/dev/null || ! : >>"$f" 2>/dev/null; then
   echo "easyai: cannot write $f: this replica's output is not kept" >&2
   exec "$@"
 fi
-tee -a "$f" <"$o" &
+$a -v f="$f" "$k" <"$o" &
 t1=$!
-tee -a "$f" <"$e" >&2 &
+$a -v f="$f" "$k" <"$e" >&2 &
 t2=$!
 "$@" >"$o" 2>"$e" &
 c=$!

@@ -40,9 +40,9 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 		{"too-big", []string{"--cpu", "32"}, []string{"true"},
 			regexp.MustCompile(`(?m)^master-0 +Pending +- +0 +- +Unschedulable `),
 			"Insufficient cpu"},
-		{"missing-claim", []string{"--data", "missing-claim:/data"}, []string{"true"},
-			regexp.MustCompile(`(?m)^master-0 +Pending +- +0 +- +Unschedulable `),
-			`persistentvolumeclaim "missing-claim" not found`},
+		{"missing-secret", []string{"--code", "git:http://127.0.0.1:1/none.git", "--code-secret", "missing-secret"}, []string{"true"},
+			regexp.MustCompile(`(?m)^master-0 +Pending +real-node-0 +0 +- +`),
+			`MountVolume.SetUp failed for volume "easyai-code-secret" : secret "missing-secret" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,6 +56,21 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 			getShows(t, alice, tt.name, 4*time.Minute, tt.row, tt.event)
 		})
 	}
+	// A missing claim never reaches a pod: submit refuses it (a pod naming
+	// one would wait unscheduled, and Volcano 1.10 then schedules no other
+	// pod of the cluster).
+	t.Run("missing-claim", func(t *testing.T) {
+		t.Parallel()
+		c := cluster.Get(t)
+		placement := c.RealNode(t)
+		ns := c.Namespace(t)
+		alice := c.TeamMember(t, "alice", ns)
+		args := append([]string{"submit", "pytorch", "--name", "noclaim", "--data", "missing-claim:/data"}, placement...)
+		res := easyai.RunWith(t, alice, append(args, "--", "true")...)
+		if res.Code != 2 || !strings.Contains(res.Stderr, `--data missing-claim:/data: no PersistentVolumeClaim "missing-claim" in namespace `+ns) {
+			t.Errorf("submit with a missing claim: exit %d, stderr %q; want 2 naming it", res.Code, res.Stderr)
+		}
+	})
 	t.Run("out-of-memory-wait", func(t *testing.T) {
 		t.Parallel()
 		c := cluster.Get(t)

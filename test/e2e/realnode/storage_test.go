@@ -27,10 +27,16 @@ func TestPersistedLogsOutliveThePods(t *testing.T) {
 	alice := c.TeamMember(t, "alice", ns)
 	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, args...) }
 
+	// Both ranks meet first (the master's success ends the job); print
+	// writes each line in pieces (the operator sets PYTHONUNBUFFERED).
 	script := `import os, sys
+import torch.distributed as dist
+dist.init_process_group("gloo")
 r = os.environ["RANK"]
-print("out of rank", r, flush=True)
-print("err of rank", r, file=sys.stderr, flush=True)`
+for i in range(3):
+    print("out of rank", r)
+    print("err of rank", r, file=sys.stderr)
+dist.barrier()`
 	args := append([]string{"submit", "pytorch", "--name", "kept", "--workers", "2", "--storage", "pvc:team-data",
 		"--clean-pod-policy", "All"}, placement...)
 	as(append(args, "--", "python3", "-c", script)...).MustSucceed(t)
@@ -52,6 +58,12 @@ print("err of rank", r, file=sys.stderr, flush=True)`
 		for _, line := range want {
 			if !strings.Contains(kept[file], line) {
 				t.Errorf("log_dir/%s on the volume holds %q; want a line %q (files: %v)", file, kept[file], line, kept)
+			}
+		}
+		// Each line whole: stdout's and stderr's never mixed.
+		for _, line := range strings.Split(strings.TrimSuffix(kept[file], "\n"), "\n") {
+			if line+"\n" != want[0] && line+"\n" != want[1] {
+				t.Errorf("log_dir/%s has the line %q, a mix of the streams", file, line)
 			}
 		}
 	}
