@@ -226,6 +226,8 @@ unmount_under() {
 
 down() {
   [ -d "$REAL_NODE_DIR" ] || return 0
+  # Every step is tried, whatever an earlier one left undone.
+  set +e
   stop kubelet coredns
   local netns=() id
   if [ -S "$CONTAINERD_SOCK" ] && pid_alive "$(cat "$PID_DIR/containerd.pid" 2>/dev/null)"; then
@@ -244,12 +246,19 @@ down() {
   local ns
   for ns in "${netns[@]}"; do umount "$ns" 2>/dev/null; rm -f "$ns"; done
   unmount_under "$REAL_NODE_DIR"
-  # Cgroups, deepest first (a cgroup goes once its processes and children have).
-  local dir
-  while IFS= read -r dir; do
-    [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
-    [ ! -d "$dir" ] || log "cgroup $dir still has processes"
-  done < <(cgroup_dirs; [ ! -d /sys/fs/cgroup/unified ] || echo "/sys/fs/cgroup/unified/$CGROUP_ROOT")
+  # Cgroups, deepest first: a cgroup goes once its processes (the pods',
+  # killed above, may still be exiting) and children have.
+  local dir try
+  for try in $(seq 1 20); do
+    while IFS= read -r dir; do
+      [ ! -d "$dir" ] || find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
+    done < <(cgroup_dirs; [ ! -d /sys/fs/cgroup/unified ] || echo "/sys/fs/cgroup/unified/$CGROUP_ROOT")
+    [ -n "$(ls -d /sys/fs/cgroup/*/"$CGROUP_ROOT" 2>/dev/null)" ] || break
+    sleep 0.25
+  done
+  for dir in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
+    [ ! -d "$dir" ] || log "could not remove the cgroup $dir: $(cat "$dir"/cgroup.procs 2>/dev/null | wc -l) processes left in it"
+  done
   ip link delete "$REAL_NODE_BRIDGE" 2>/dev/null || true
   restore_sysctls
 }
