@@ -2,12 +2,15 @@
 # Builds the images the real node runs, from Debian's packages, into one
 # archive that containerd imports (nothing is ever pulled from a registry):
 #   localhost/easyai-e2e/debian:1   a Debian root file system (debootstrap,
-#                                   minbase) with Python, PyTorch, git, sshd
-#                                   and busybox, and torchrun (images/): the
-#                                   tests' training image
+#                                   minbase) with Python, PyTorch, git, sshd,
+#                                   busybox and Jupyter Server, and torchrun
+#                                   and jupyter-lab (images/): the tests'
+#                                   training image
 #   docker.io/library/alpine:3.10   the same layer and a static nslookup: the
 #                                   image of the training-operator's PyTorch
 #                                   init container, under the name it uses
+#   docker.io/alpine/git:2.47.2     the Debian image again, under the name of
+#                                   the image that clones --code git:
 #   docker.io/library/busybox:1.36  Debian's static busybox: the image of
 #                                   easyai's fetcher and uploader pods
 #   localhost/easyai-e2e/pause:1    the pod sandbox's pause process
@@ -59,7 +62,7 @@ else
 fi
 
 # The layers above it: the project's own files for the image
-# (hack/cluster/images/: torchrun), and the static nslookup.
+# (hack/cluster/images/: torchrun, jupyter-lab), and the static nslookup.
 mkdir -p "$work/tools/usr/local/bin" "$work/nslookup/usr/local/bin" "$work/pause" "$work/busybox/bin"
 # busybox, as its image has it: the static binary of Debian's busybox-static
 # and a link for each applet (easyai's fetcher and uploader run in it).
@@ -68,11 +71,12 @@ chmod 755 "$work/busybox/bin/busybox"
 for applet in $("$work/busybox/bin/busybox" --list); do
   [ "$applet" = busybox ] || ln -s busybox "$work/busybox/bin/$applet"
 done
-cp "$CLUSTER_HACK_DIR/images/torchrun" "$work/tools/usr/local/bin/torchrun"
+cp "$CLUSTER_HACK_DIR/images/torchrun" "$CLUSTER_HACK_DIR/images/jupyter-lab" "$work/tools/usr/local/bin/"
 cp "$nodetools/nslookup" "$work/nslookup/usr/local/bin/nslookup"
 cp "$nodetools/pause" "$work/pause/pause"
 "$nodetools/imagepack" -out "$work/images.tar" \
   -image "$IMAGE_DEBIAN=$rootfs+$work/tools" \
+  -image "$IMAGE_GIT=$rootfs+$work/tools" \
   -image "$IMAGE_PYTORCH_INIT=$rootfs+$work/nslookup" \
   -image "$IMAGE_BUSYBOX=$work/busybox" \
   -image "$IMAGE_PAUSE=$work/pause" -entrypoint "$IMAGE_PAUSE=/pause"

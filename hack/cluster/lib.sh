@@ -130,11 +130,12 @@ REAL_NODE_DIR=$EASYAI_CLUSTER_DIR/realnode
 # The images' archive (images.sh), shared by every checkout like the binaries.
 IMAGE_CACHE=${EASYAI_IMAGE_CACHE:-$(dirname "$BIN_CACHE")/images}
 IMAGE_SUITE=bookworm
-IMAGE_PACKAGES=(python3 python3-torch git openssh-server busybox-static ca-certificates)
+IMAGE_PACKAGES=(python3 python3-torch git openssh-server busybox-static ca-certificates jupyter-server)
 IMAGE_DEBIAN=localhost/easyai-e2e/debian:1
 IMAGE_PYTORCH_INIT=docker.io/library/alpine:3.10
 IMAGE_PAUSE=localhost/easyai-e2e/pause:1
 IMAGE_BUSYBOX=docker.io/library/busybox:1.36
+IMAGE_GIT=docker.io/alpine/git:2.47.2
 # Bumped when images.sh builds a root file system differently from the same
 # packages (ROOTFS_RECIPE), or the images from the same root file system
 # (IMAGE_RECIPE).
@@ -149,7 +150,7 @@ rootfs_tar() {
 }
 images_archive() {
   printf '%s/e2e-images-%s.tar' "$IMAGE_CACHE" "$(
-    { printf '%s\n' "$IMAGE_RECIPE" "$(basename "$(rootfs_tar)")" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$IMAGE_BUSYBOX" "$(basename "$(nodetools_bin_dir)")"
+    { printf '%s\n' "$IMAGE_RECIPE" "$(basename "$(rootfs_tar)")" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$(basename "$(nodetools_bin_dir)")"
       cat "$CLUSTER_HACK_DIR"/images/*; } | sha256sum | cut -c1-12)"
 }
 # apt_mirror: the Debian mirror apt uses here for $IMAGE_SUITE's main component

@@ -187,7 +187,7 @@ up() {
   local start=$SECONDS
   ctr images import "$(images_archive)" >"$LOG_DIR/images-import.log" 2>&1 || { cat "$LOG_DIR/images-import.log" >&2; die "importing the real node's images failed"; }
   local image
-  for image in "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_BUSYBOX" "$IMAGE_PAUSE"; do
+  for image in "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$IMAGE_PAUSE"; do
     ctr images ls -q | grep -qx "$image" || die "image $image missing after the import"
   done
   log "real node: images imported in $((SECONDS - start))s"

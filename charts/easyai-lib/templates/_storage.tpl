@@ -251,10 +251,11 @@ at a time, so that a line of stdout and one of stderr never mix in the file
 training-operator runs it). The container's own streams get the same lines
 as they come; its log is read by lines anyway. mawk (Debian's awk) reads a
 pipe a block at a time unless "-W interactive"; busybox's and GNU awk read
-lines as they come, and warn of -W, so the script asks awk first. The command's exit code is the script's, a
-command killed by a signal exits 128+N as a shell reports it, and TERM, INT
-and HUP sent to the script are passed to the command. When the log cannot be
-written the command runs as it is, with one line on stderr.
+lines as they come, and warn of -W, so the script asks awk first. The
+command's exit code is the script's, a command killed by a signal exits
+128+N as a shell reports it, and TERM, INT and HUP sent to the script are
+passed to the command. When the log cannot be written the command runs as
+it is, with one line on stderr.
 */ -}}
 {{- define "easyai-lib.teeScript" -}}
 f="$log_dir/$EASYAI_TASK.log"
