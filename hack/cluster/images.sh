@@ -4,7 +4,7 @@
 #   localhost/easyai-e2e/debian:1   a Debian root file system (debootstrap,
 #                                   minbase) with Python, PyTorch, git, sshd,
 #                                   busybox and Jupyter Server, and torchrun
-#                                   and jupyter-lab (images/): the tests'
+#                                   and jupyter (images/): the tests'
 #                                   training image
 #   docker.io/library/alpine:3.10   the same layer and a static nslookup: the
 #                                   image of the training-operator's PyTorch
@@ -62,7 +62,7 @@ else
 fi
 
 # The layers above it: the project's own files for the image
-# (hack/cluster/images/: torchrun, jupyter-lab), and the static nslookup.
+# (hack/cluster/images/: torchrun, jupyter), and the static nslookup.
 mkdir -p "$work/tools/usr/local/bin" "$work/nslookup/usr/local/bin" "$work/pause" "$work/busybox/bin"
 # busybox, as its image has it: the static binary of Debian's busybox-static
 # and a link for each applet (easyai's fetcher and uploader run in it).
@@ -71,7 +71,7 @@ chmod 755 "$work/busybox/bin/busybox"
 for applet in $("$work/busybox/bin/busybox" --list); do
   [ "$applet" = busybox ] || ln -s busybox "$work/busybox/bin/$applet"
 done
-cp "$CLUSTER_HACK_DIR/images/torchrun" "$CLUSTER_HACK_DIR/images/jupyter-lab" "$work/tools/usr/local/bin/"
+cp "$CLUSTER_HACK_DIR/images/torchrun" "$CLUSTER_HACK_DIR/images/jupyter" "$work/tools/usr/local/bin/"
 cp "$nodetools/nslookup" "$work/nslookup/usr/local/bin/nslookup"
 cp "$nodetools/pause" "$work/pause/pause"
 "$nodetools/imagepack" -out "$work/images.tar" \

@@ -113,6 +113,9 @@ func TestDebugModeRunsTheCommandOnDemand(t *testing.T) {
 		t.Fatalf("wait --for running: exit %d, stderr %q", res.Code, res.Stderr)
 	}
 	getShows(t, alice, "dbg", time.Minute, regexp.MustCompile(`DEBUG \(Running; easyai run dbg starts the command\)`), "")
+	// The worker starts once the master's name resolves (the operator's
+	// init container waits for it).
+	getShows(t, alice, "dbg", 2*time.Minute, regexp.MustCompile(`(?m)^worker-0 +Running `), "")
 	res := easyai.RunWith(t, alice, "run", "dbg", "--task", "worker-0")
 	if res.Code != 6 || res.Stdout != "rank 1 ran\n" {
 		t.Errorf("run --task worker-0: exit %d, stdout %q, stderr %q; want the command's 6 and its line", res.Code, res.Stdout, res.Stderr)
