@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +75,56 @@ type Request struct {
 	// wait sees it running without being over (a wait for finished,
 	// succeeded or suspended), e.g. to notify that it started.
 	Running func(*unstructured.Unstructured)
+	// PodStatuses (when not nil) reads the status of each of the job's pods
+	// as kubectl shows it (kube.PodStatuses). The wait asks it at once and
+	// every PodPollInterval: a pod that cannot start until the job is
+	// changed (StuckReasons) ends the wait as a failure, exit 4, since the
+	// operator would leave the job Pending until the timeout.
+	PodStatuses func(ctx context.Context) (map[string]string, error)
+}
+
+// PodPollInterval is how often a wait reads the statuses of the job's pods.
+var PodPollInterval = 5 * time.Second
+
+// StuckReasons are the pod statuses that nothing but a change of the job
+// ends: an image the node does not have and may not pull, an image name
+// that is no name, a container whose environment names a Secret or
+// ConfigMap key that does not exist. A crash loop or a failed pull may
+// still end by themselves; the operator's backoff decides those.
+var StuckReasons = map[string]bool{
+	"ErrImageNeverPull":          true,
+	"InvalidImageName":           true,
+	"CreateContainerConfigError": true,
+}
+
+// stuckError is why a pod of the job cannot start.
+type stuckError struct{ pod, reason string }
+
+func (e *stuckError) Error() string { return "pod " + e.pod + " cannot start: " + e.reason }
+
+// watchPods ends ctx (with a *stuckError as its cause) once a pod of the
+// job is stuck; it returns when ctx ends. A read that fails (the user may
+// not list pods) ends the watch of pods, not the wait.
+func watchPods(ctx context.Context, cancel context.CancelCauseFunc, statuses func(context.Context) (map[string]string, error)) {
+	ticker := time.NewTicker(PodPollInterval)
+	defer ticker.Stop()
+	for {
+		got, err := statuses(ctx)
+		if err != nil {
+			return
+		}
+		for _, pod := range slices.Sorted(maps.Keys(got)) {
+			if reason := strings.TrimPrefix(got[pod], "Init:"); StuckReasons[reason] {
+				cancel(&stuckError{pod: pod, reason: reason})
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
 }
 
 // Result is how a wait ended: the job as last seen, its summary and how long
@@ -105,7 +157,8 @@ func outcome(c Condition, s jobmodel.Status) (done bool, failed bool) {
 }
 
 // Wait waits until the job reaches r.For. It returns a JobFailed error (exit
-// 4) when the job fails, a Timeout error (5) when r.Timeout runs out, a
+// 4) when the job fails or a pod of it cannot start (r.PodStatuses), a
+// Timeout error (5) when r.Timeout runs out, a
 // NotFound error (3) when the job is deleted, and ctx's error when cancelled.
 func Wait(ctx context.Context, r Request) (*Result, error) {
 	now := r.Now
@@ -117,6 +170,12 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
 		defer cancel()
+	}
+	if r.PodStatuses != nil {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		go watchPods(ctx, cancel, r.PodStatuses)
 	}
 	k, ns, name := r.Kind, r.Object.GetNamespace(), r.Object.GetName()
 	client := r.Dynamic.Resource(k.Resource()).Namespace(ns)
@@ -147,6 +206,9 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 	// stopped is the error of a wait its context ended.
 	stopped := func() (*Result, error) {
 		res.Elapsed = now().Sub(start)
+		if stuck := (*stuckError)(nil); errors.As(context.Cause(ctx), &stuck) {
+			return res, exit.JobFailedErrorf("%s: %v", res.Line(k), stuck)
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Timeout > 0 {
 			return res, exit.TimeoutErrorf("%s/%s still %s after %s (waiting for %s)", k.Name(), name, res.Summary.Status.State, r.Timeout, r.For)
 		}

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -200,3 +201,47 @@ func TestRunningIsToldOnce(t *testing.T) {
 		})
 	}
 }
+
+// A pod that cannot start until the job changes (an image the node does not
+// have and may not pull) ends the wait as a failure; a pod that may still
+// start, or statuses the user may not read, leave the wait to the job.
+func TestWaitEndsWhenAPodCannotStart(t *testing.T) {
+	waiter.PodPollInterval = 10 * time.Millisecond
+	k, _ := jobclienttest.Registry().Lookup("tf")
+	run := func(statuses func(context.Context) (map[string]string, error), timeout time.Duration) (*waiter.Result, error) {
+		dyn := jobclienttest.Dynamic()
+		dyn.PrependWatchReactor("tfjobs", func(clienttesting.Action) (bool, watch.Interface, error) {
+			return true, watch.NewFakeWithChanSize(0, false), nil
+		})
+		return waiter.Wait(context.Background(), waiter.Request{
+			Dynamic: dyn, Kind: k, GPUResource: config.DefaultGPUResource, Object: mnist(created, "1"),
+			For: waiter.Finished, Timeout: timeout, PodStatuses: statuses,
+		})
+	}
+	calls := 0
+	res, err := run(func(context.Context) (map[string]string, error) {
+		calls++
+		if calls < 3 {
+			return map[string]string{"mnist-worker-0": "ContainerCreating"}, nil
+		}
+		return map[string]string{"mnist-worker-0": "Running", "mnist-worker-1": "Init:ErrImageNeverPull"}, nil
+	}, time.Minute)
+	if exit.Code(err) != exit.JobFailed || err.Error() != "tf/mnist Pending after 0s: pod mnist-worker-1 cannot start: ErrImageNeverPull" || res == nil {
+		t.Errorf("a pod that cannot start: %v (exit %d)", err, exit.Code(err))
+	}
+
+	for name, statuses := range map[string]func(context.Context) (map[string]string, error){
+		"may start": func(context.Context) (map[string]string, error) {
+			return map[string]string{"mnist-worker-0": "ImagePullBackOff"}, nil
+		},
+		"may not be read": func(context.Context) (map[string]string, error) {
+			return nil, apierrors.NewForbidden(schemaPods, "", nil)
+		},
+	} {
+		if _, err := run(statuses, 100*time.Millisecond); exit.Code(err) != exit.Timeout {
+			t.Errorf("%s: %v (exit %d), want the wait's timeout", name, err, exit.Code(err))
+		}
+	}
+}
+
+var schemaPods = schema.GroupResource{Resource: "pods"}

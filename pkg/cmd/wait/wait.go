@@ -42,9 +42,15 @@ func NewCmdWait(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait JOB",
 		Short: "Wait for a training job to run, finish or succeed",
-		Long: `Wait until a training job reaches a state, watching it (no polling), and exit
+		Long: `Wait until a training job reaches a state, watching the job (not polling it), and exit
 with the result: 0 when reached, 4 when the job failed, 5 when --timeout ran
 out, 3 when there is no such job (or it was deleted while waiting).
+
+A pod of the job that cannot start until the job is changed also ends the
+wait with 4, naming the pod and why: an image the node does not have and
+may not pull (ErrImageNeverPull), an invalid image name, or a missing key of
+a Secret or ConfigMap (CreateContainerConfigError). The job's pods are
+read, as a table of their statuses, every 5 seconds for this.
 
 --for finished (the default) waits for success or failure; --for succeeded
 waits for success; --for running waits until the job runs; --for suspended

@@ -325,6 +325,12 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 		Dynamic: client.Dynamic, Kind: h.kind, GPUResource: client.GPUResource,
 		Object: h.obj, For: req.For, Timeout: req.Timeout, Now: p.Now,
 	}
+	if client.Kube != nil {
+		selector := h.kind.PodSelector(h.obj.GetName())
+		wr.PodStatuses = func(ctx context.Context) (map[string]string, error) {
+			return kube.PodStatuses(ctx, client.Kube, h.obj.GetNamespace(), selector)
+		}
+	}
 	if req.Started != nil {
 		wr.Running = func(obj *unstructured.Unstructured) {
 			var doc *jobclient.Document

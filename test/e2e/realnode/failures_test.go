@@ -71,6 +71,22 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 			t.Errorf("submit with a missing claim: exit %d, stderr %q; want 2 naming it", res.Code, res.Stderr)
 		}
 	})
+	// wait ends with 4 once a pod cannot start until the job is changed,
+	// instead of at its timeout.
+	t.Run("never-pulled-wait", func(t *testing.T) {
+		t.Parallel()
+		c := cluster.Get(t)
+		placement := c.RealNode(t)
+		ns := c.Namespace(t)
+		alice := c.TeamMember(t, "alice", ns)
+		args := append(append([]string{"submit", "pytorch", "--name", "absent", "--workers", "2"}, placement...),
+			"--image", "localhost/easyai-e2e/absent:1", "--image-pull-policy", "Never")
+		easyai.RunWith(t, alice, append(args, "--", "true")...).MustSucceed(t)
+		res := easyai.RunWith(t, alice, "wait", "absent", "--timeout", "4m")
+		if res.Code != 4 || !regexp.MustCompile(`Error: pytorch/absent \w+ after \d+s: pod absent-(master|worker)-0 cannot start: (Init:)?ErrImageNeverPull`).MatchString(res.Stderr) {
+			t.Errorf("wait on a job whose image is not there: exit %d, stderr %q; want 4 naming the pod", res.Code, res.Stderr)
+		}
+	})
 	t.Run("out-of-memory-wait", func(t *testing.T) {
 		t.Parallel()
 		c := cluster.Get(t)
