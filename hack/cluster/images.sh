@@ -58,7 +58,6 @@ else
   tar --numeric-owner --xattrs --xattrs-include='*' -C "$root" -cf "$work/rootfs.tar" .
   rm -rf "$root"
   mv "$work/rootfs.tar" "$rootfs"
-  find "$IMAGE_CACHE" -maxdepth 1 -name 'rootfs-*.tar' ! -path "$rootfs" -delete
 fi
 
 # The layers above it: the project's own files for the image
@@ -81,6 +80,8 @@ cp "$nodetools/pause" "$work/pause/pause"
   -image "$IMAGE_BUSYBOX=$work/busybox" \
   -image "$IMAGE_PAUSE=$work/pause" -entrypoint "$IMAGE_PAUSE=/pause"
 mv "$work/images.tar" "$archive"
-# Archives of older recipes go.
-find "$IMAGE_CACHE" -maxdepth 1 -name 'e2e-images-*.tar' ! -path "$archive" -delete
+# Those of other recipes go once unused for a week (another checkout, at
+# another commit, may use one: each use touches it).
+find "$IMAGE_CACHE" -maxdepth 1 \( -name 'e2e-images-*.tar' -o -name 'rootfs-*.tar' \) \
+  ! -path "$archive" ! -path "$rootfs" -mtime +7 -delete
 log "images: built in $((SECONDS - start))s ($(du -h "$archive" | cut -f1))"

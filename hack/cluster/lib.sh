@@ -132,7 +132,7 @@ IMAGE_CACHE=${EASYAI_IMAGE_CACHE:-$(dirname "$BIN_CACHE")/images}
 IMAGE_SUITE=bookworm
 # (debootstrap resolves no virtual package: python3-cffi-backend provides the
 # python3-cffi-backend-api-* that Jupyter's zmq and argon2 need.)
-IMAGE_PACKAGES=(python3 python3-torch git openssh-server busybox-static ca-certificates jupyter-server python3-cffi-backend)
+IMAGE_PACKAGES=(python3 python3-torch python3-xgboost git openssh-server busybox-static ca-certificates jupyter-server python3-cffi-backend)
 IMAGE_DEBIAN=localhost/easyai-e2e/debian:1
 IMAGE_PYTORCH_INIT=docker.io/library/alpine:3.10
 IMAGE_PAUSE=localhost/easyai-e2e/pause:1

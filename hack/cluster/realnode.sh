@@ -185,10 +185,12 @@ up() {
   start containerd containerd --config "$REAL_NODE_DIR/containerd.toml"
   wait_for containerd 30 ctr version
   local start=$SECONDS
+  touch "$(images_archive)" # in use: images.sh keeps it
   ctr images import "$(images_archive)" >"$LOG_DIR/images-import.log" 2>&1 || { cat "$LOG_DIR/images-import.log" >&2; die "importing the real node's images failed"; }
-  local image
+  local image images
+  images=$(ctr images ls -q)
   for image in "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$IMAGE_PAUSE"; do
-    ctr images ls -q | grep -qx "$image" || die "image $image missing after the import"
+    grep -qx "$image" <<<"$images" || die "image $image missing after the import"
   done
   log "real node: images imported in $((SECONDS - start))s"
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
 
@@ -37,10 +36,7 @@ func TestDDPTrainsOnEveryBackend(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := cluster.Get(t)
-			placement := c.RealNode(t)
-			ns := c.Namespace(t)
-			alice := c.TeamMember(t, "alice", ns)
+			_, placement, _, alice := onTheRealNode(t)
 			args := append([]string{"submit"}, tt.args...)
 			args = append(append(args, "--name", tt.name, "--env", "HOLD_SECONDS=0"), placement...)
 			easyai.RunWith(t, alice, append(append(args, "--"), tt.command...)...).MustSucceed(t)
@@ -69,10 +65,7 @@ func TestDDPTrainsOnEveryBackend(t *testing.T) {
 // cluster's DNS, are right.
 func TestTFJobTasksReachEachOther(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
-	alice := c.TeamMember(t, "alice", ns)
+	_, placement, _, alice := onTheRealNode(t)
 	args := append([]string{"submit", "tf", "--name", "tfconfig", "--ps", "1", "--workers", "2"}, placement...)
 	easyai.RunWith(t, alice, append(args, "--", "python3", "-c", tfConfigScript)...).MustSucceed(t)
 	follow := startFollowing(t, alice, "logs", "-f", "tf/tfconfig")
@@ -86,6 +79,34 @@ func TestTFJobTasksReachEachOther(t *testing.T) {
 	for _, replica := range []string{"ps-0", "worker-0", "worker-1"} {
 		prefix := regexp.QuoteMeta("[" + replica + "] ")
 		for _, want := range []string{"TF_CONFIG: task " + replica + " of ", "every task reached", "reached by 2 of 2 tasks"} {
+			if !regexp.MustCompile(prefix + "[^\n]*" + regexp.QuoteMeta(want)).MatchString(out) {
+				t.Errorf("logs -f shows no line of %s with %q", replica, want)
+			}
+		}
+	}
+}
+
+//go:embed testdata/xgboost_dist.py
+var xgboostScript string
+
+// An XGBoostJob trains for real (Debian's python3-xgboost 1.7): the master
+// runs the rabit tracker at the address the operator gives, both ranks
+// join it, the loss falls and the model is the same on both.
+func TestXGBoostTrainsAcrossItsReplicas(t *testing.T) {
+	t.Parallel()
+	_, placement, _, alice := onTheRealNode(t)
+	args := append([]string{"submit", "xgboost", "--name", "xgb", "--workers", "2"}, placement...)
+	easyai.RunWith(t, alice, append(args, "--", "python3", "-c", xgboostScript)...).MustSucceed(t)
+	follow := startFollowing(t, alice, "logs", "-f", "xgboost/xgb")
+	res := easyai.RunWith(t, alice, "wait", "xgboost/xgb", "--timeout", "6m")
+	if res.Code != 0 || !strings.Contains(res.Stderr, "xgboost/xgb Succeeded after ") {
+		t.Errorf("wait: exit %d, stderr %q; want 0 and Succeeded", res.Code, res.Stderr)
+	}
+	follow.wait(t, 2*time.Minute)
+	out := follow.text()
+	for _, replica := range []string{"master-0", "worker-0"} {
+		prefix := regexp.QuoteMeta("[" + replica + "] ")
+		for _, want := range []string{" of 2", ": falls", "the same on every rank", "training done"} {
 			if !regexp.MustCompile(prefix + "[^\n]*" + regexp.QuoteMeta(want)).MatchString(out) {
 				t.Errorf("logs -f shows no line of %s with %q", replica, want)
 			}

@@ -27,10 +27,7 @@ import (
 // credentials of --code-secret, and the job runs the cloned code.
 func TestCodeFromGitIsClonedWithTheSecretsCredentials(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
-	alice := c.TeamMember(t, "alice", ns)
+	c, placement, ns, alice := onTheRealNode(t)
 
 	url, authorized := gitServer(t, c, map[string]string{
 		"train.py": "print('hello from the cloned code:', open('data.txt').read().strip())\n",
@@ -60,11 +57,8 @@ func TestCodeFromGitIsClonedWithTheSecretsCredentials(t *testing.T) {
 // it; a second job reads the first one's model with --pretrained-from.
 func TestCodeFromADirectoryAndAPretrainedModel(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
+	c, placement, ns, alice := onTheRealNode(t)
 	c.RealNodeClaim(t, ns, "team-data")
-	alice := c.TeamMember(t, "alice", ns)
 
 	code := t.TempDir()
 	if err := os.WriteFile(filepath.Join(code, "train.py"), []byte(`import os

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
 
@@ -24,10 +23,7 @@ import (
 // key ssh-config pins, and easyai ssh runs a command there.
 func TestSSHIntoARealReplica(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
-	alice := c.TeamMember(t, "alice", ns)
+	_, placement, ns, alice := onTheRealNode(t)
 	home := t.TempDir()
 	env := append([]string{"XDG_CONFIG_HOME=" + home}, alice...)
 	keys := t.TempDir()
@@ -103,10 +99,7 @@ func TestSSHIntoARealReplica(t *testing.T) {
 // easyai run starts it there, with its output and exit code.
 func TestDebugModeRunsTheCommandOnDemand(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
-	alice := c.TeamMember(t, "alice", ns)
+	_, placement, _, alice := onTheRealNode(t)
 	args := append([]string{"submit", "pytorch", "--name", "dbg", "--workers", "2", "--debug"}, placement...)
 	easyai.RunWith(t, alice, append(args, "--", "python3", "-c", "import os, sys; print('rank', os.environ['RANK'], 'ran'); sys.exit(int(os.environ['RANK']) + 5)")...).MustSucceed(t)
 	if res := easyai.RunWith(t, alice, "wait", "dbg", "--for", "running", "--timeout", "3m"); res.Code != 0 {
@@ -128,10 +121,7 @@ func TestDebugModeRunsTheCommandOnDemand(t *testing.T) {
 // wrong one and none.
 func TestJupyterAcceptsTheTokenOpenHandsOver(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
-	alice := c.TeamMember(t, "alice", ns)
+	_, placement, _, alice := onTheRealNode(t)
 	args := append([]string{"submit", "pytorch", "--name", "nb", "--jupyter"}, placement...)
 	easyai.RunWith(t, alice, append(args, "--", "sleep", "600")...).MustSucceed(t)
 	if res := easyai.RunWith(t, alice, "wait", "nb", "--for", "running", "--timeout", "3m"); res.Code != 0 {

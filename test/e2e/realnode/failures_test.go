@@ -47,10 +47,7 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := cluster.Get(t)
-			placement := c.RealNode(t)
-			ns := c.Namespace(t)
-			alice := c.TeamMember(t, "alice", ns)
+			_, placement, _, alice := onTheRealNode(t)
 			args := append(append([]string{"submit", "pytorch", "--name", tt.name}, placement...), tt.args...)
 			easyai.RunWith(t, alice, append(append(args, "--"), tt.command...)...).MustSucceed(t)
 			getShows(t, alice, tt.name, 4*time.Minute, tt.row, tt.event)
@@ -61,10 +58,7 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 	// pod of the cluster).
 	t.Run("missing-claim", func(t *testing.T) {
 		t.Parallel()
-		c := cluster.Get(t)
-		placement := c.RealNode(t)
-		ns := c.Namespace(t)
-		alice := c.TeamMember(t, "alice", ns)
+		_, placement, ns, alice := onTheRealNode(t)
 		args := append([]string{"submit", "pytorch", "--name", "noclaim", "--data", "missing-claim:/data"}, placement...)
 		res := easyai.RunWith(t, alice, append(args, "--", "true")...)
 		if res.Code != 2 || !strings.Contains(res.Stderr, `--data missing-claim:/data: no PersistentVolumeClaim "missing-claim" in namespace `+ns) {
@@ -75,10 +69,7 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 	// instead of at its timeout.
 	t.Run("never-pulled-wait", func(t *testing.T) {
 		t.Parallel()
-		c := cluster.Get(t)
-		placement := c.RealNode(t)
-		ns := c.Namespace(t)
-		alice := c.TeamMember(t, "alice", ns)
+		_, placement, _, alice := onTheRealNode(t)
 		args := append(append([]string{"submit", "pytorch", "--name", "absent", "--workers", "2"}, placement...),
 			"--image", "localhost/easyai-e2e/absent:1", "--image-pull-policy", "Never")
 		easyai.RunWith(t, alice, append(args, "--", "true")...).MustSucceed(t)
@@ -89,10 +80,7 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 	})
 	t.Run("out-of-memory-wait", func(t *testing.T) {
 		t.Parallel()
-		c := cluster.Get(t)
-		placement := c.RealNode(t)
-		ns := c.Namespace(t)
-		alice := c.TeamMember(t, "alice", ns)
+		_, placement, _, alice := onTheRealNode(t)
 		args := append([]string{"submit", "pytorch", "--name", "oom", "--memory", "100Mi"}, placement...)
 		easyai.RunWith(t, alice, append(args, "--", "python3", "-c", "x = bytearray(400 << 20)")...).MustSucceed(t)
 		res := easyai.RunWith(t, alice, "wait", "oom", "--timeout", "4m")
@@ -107,10 +95,7 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 // between the TrainJob and its pods, not on the TrainJob.
 func TestGetShowsTheWarningsOfATrainJobsJobs(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
-	alice := c.TeamMember(t, "alice", ns)
+	c, placement, ns, alice := onTheRealNode(t)
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "no-pods"},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("0")}}}
 	if _, err := c.Kube.CoreV1().ResourceQuotas(ns).Create(cluster.Context(t, time.Minute), quota, metav1.CreateOptions{}); err != nil {

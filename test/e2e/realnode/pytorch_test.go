@@ -39,10 +39,7 @@ var ddpScript = func() string {
 // download gets the model rank 0 saved, and wait exits 0 once it succeeded.
 func TestPyTorchDDPTrainsOnTheRealNode(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
-	alice := c.TeamMember(t, "alice", ns)
+	_, placement, _, alice := onTheRealNode(t)
 	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, args...) }
 
 	args := append([]string{"submit", "pytorch", "--name", "ddp", "--workers", "2", "--env", "HOLD_SECONDS=600"}, placement...)
@@ -98,6 +95,17 @@ func TestPyTorchDDPTrainsOnTheRealNode(t *testing.T) {
 	if !strings.Contains(res.Stdout, "Succeeded") {
 		t.Errorf("get after success:\n%s", res.Stdout)
 	}
+}
+
+// onTheRealNode is how each test starts: the cluster, the submit flags that
+// put a job on the real node, a namespace of the test's own, and the
+// environment that runs easyai as alice, a member of that namespace only.
+func onTheRealNode(t *testing.T) (c *cluster.Cluster, placement []string, ns string, alice []string) {
+	t.Helper()
+	c = cluster.Get(t)
+	placement = c.RealNode(t)
+	ns = c.Namespace(t)
+	return c, placement, ns, c.TeamMember(t, "alice", ns)
 }
 
 // following is a long-running easyai process (logs -f) whose output the test

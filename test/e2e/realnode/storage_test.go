@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
 
@@ -20,11 +19,8 @@ import (
 // them through its tar.
 func TestPersistedLogsOutliveThePods(t *testing.T) {
 	t.Parallel()
-	c := cluster.Get(t)
-	placement := c.RealNode(t)
-	ns := c.Namespace(t)
+	c, placement, ns, alice := onTheRealNode(t)
 	volume := c.RealNodeClaim(t, ns, "team-data")
-	alice := c.TeamMember(t, "alice", ns)
 	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, args...) }
 
 	// Both ranks meet first (the master's success ends the job); print
