@@ -69,3 +69,21 @@ func TestPodStatusesOfAFake(t *testing.T) {
 		t.Errorf("statuses %v (%v), want %v", got, err, want)
 	}
 }
+
+// The table is the cluster's answer: whatever it holds, reading it does not
+// panic, and every name read is one the table had.
+func FuzzPodStatusesOf(f *testing.F) {
+	f.Add([]byte(podTable))
+	f.Add([]byte(`{"columnDefinitions":[{"name":"Status"},{"name":"NAME"}],"rows":[{"cells":[1,"x"]},{"cells":null}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := podStatusesOf(raw)
+		if err != nil && got != nil {
+			t.Errorf("an error and statuses: %v %v", err, got)
+		}
+		for name := range got {
+			if name == "" {
+				t.Error("an empty pod name read")
+			}
+		}
+	})
+}

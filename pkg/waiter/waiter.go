@@ -100,7 +100,10 @@ var StuckReasons = map[string]bool{
 // stuckError is why a pod of the job cannot start.
 type stuckError struct{ pod, reason string }
 
-func (e *stuckError) Error() string { return "pod " + e.pod + " cannot start: " + e.reason }
+// (The pod's name is the cluster's: shown on one line, no control character.)
+func (e *stuckError) Error() string {
+	return "pod " + jobmodel.OneLine(e.pod) + " cannot start: " + e.reason
+}
 
 // watchPods ends ctx (with a *stuckError as its cause) once a pod of the
 // job is stuck; it returns when ctx ends. A read that fails (the user may

@@ -245,3 +245,22 @@ func TestWaitEndsWhenAPodCannotStart(t *testing.T) {
 }
 
 var schemaPods = schema.GroupResource{Resource: "pods"}
+
+// A pod's name is the cluster's: the error that names it is one plain line.
+func TestWaitNamesAStuckPodOnOneLine(t *testing.T) {
+	waiter.PodPollInterval = 10 * time.Millisecond
+	k, _ := jobclienttest.Registry().Lookup("tf")
+	dyn := jobclienttest.Dynamic()
+	dyn.PrependWatchReactor("tfjobs", func(clienttesting.Action) (bool, watch.Interface, error) {
+		return true, watch.NewFakeWithChanSize(0, false), nil
+	})
+	_, err := waiter.Wait(context.Background(), waiter.Request{
+		Dynamic: dyn, Kind: k, GPUResource: config.DefaultGPUResource, Object: mnist(created, "1"), For: waiter.Finished, Timeout: time.Minute,
+		PodStatuses: func(context.Context) (map[string]string, error) {
+			return map[string]string{"evil\x1b[2J\nname": "ErrImageNeverPull"}, nil
+		},
+	})
+	if exit.Code(err) != exit.JobFailed || strings.ContainsAny(err.Error(), "\x1b\n") {
+		t.Errorf("the error %q (exit %d)", err, exit.Code(err))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,6 +165,9 @@ func roleOrder(roles map[string]bool) []string {
 	return append(out, rest...)
 }
 
+// maxJobsShown bounds the Jobs of one replicated job whose events get reads.
+const maxJobsShown = 16
+
 // Intermediates implements kinds.Intermediary: the JobSet (named as the
 // TrainJob) and its Jobs, JobSet's JOBSET-REPLICATEDJOB-INDEX, for each
 // replicated job the status counts (the trainer's nodes until it says).
@@ -176,7 +180,12 @@ func (Kind) Intermediates(obj *unstructured.Unstructured) map[string]string {
 		jobs = j.Status.JobsStatus
 	}
 	for _, js := range jobs {
-		n := max(count(js.Active)+count(js.Ready)+count(js.Succeeded)+count(js.Failed)+count(js.Suspended), 1)
+		// The status is the cluster's word: only a name that can be a Job's
+		// part, and a bounded count, make names to match events against.
+		if len(validation.IsDNS1123Label(js.Name)) > 0 {
+			continue
+		}
+		n := min(max(count(js.Active)+count(js.Ready)+count(js.Succeeded)+count(js.Failed)+count(js.Suspended), 1), maxJobsShown)
 		for i := range n {
 			job := fmt.Sprintf("%s-%s-%d", name, js.Name, i)
 			out["Job/"+job] = "Job/" + job

@@ -557,3 +557,14 @@ func TestIntermediates(t *testing.T) {
 		})
 	}
 }
+
+// A hostile status names nothing odd and no unbounded count of Jobs.
+func TestIntermediatesOfAHostileStatus(t *testing.T) {
+	got := trainjob.New().Intermediates(job(t, `status:
+  jobsStatus:
+  - {name: "node\u001b[2J", active: 1}
+  - {name: node, active: 2000000000}`))
+	if len(got) != 1+16 || got["Job/tj-node-15"] == "" || got["Job/tj-node-16"] != "" {
+		t.Errorf("intermediates of a hostile status: %d names: %v", len(got), got)
+	}
+}
