@@ -25,6 +25,10 @@ type Wait struct {
 	For      waiter.Condition
 	// Timeout bounds the wait (0: none).
 	Timeout time.Duration
+	// StuckAfter is how long a pod may stay in a crash loop, or wait for a
+	// missing Secret or ConfigMap, before the wait ends with exit 4 (0:
+	// waits them out).
+	StuckAfter time.Duration
 	// Document prints the job's document on stdout once the wait ended
 	// (wait -o json); nil prints nothing there.
 	Document printers.DocumentPrinter
@@ -41,7 +45,7 @@ type Wait struct {
 // job's document through Document, and the notifications. Its error
 // carries the exit code (4 failed, 5 timed out, 3 deleted).
 func (w *Wait) Run(ctx context.Context) error {
-	req := platform.WaitRequest{For: w.For, Timeout: w.Timeout, Document: w.Document != nil || w.Notify != nil}
+	req := platform.WaitRequest{For: w.For, Timeout: w.Timeout, StuckAfter: w.StuckAfter, Document: w.Document != nil || w.Notify != nil}
 	// The running notification is sent beside the wait, which goes on
 	// watching meanwhile; it is over before anything more is said.
 	var running sync.WaitGroup
@@ -140,5 +144,5 @@ func WaitFor(ctx context.Context, f *Factory, ref jobclient.Ref, c waiter.Condit
 	if err != nil {
 		return err
 	}
-	return (&Wait{IO: f.IOStreams, Platform: p, Job: job, For: c, Timeout: timeout}).Run(ctx)
+	return (&Wait{IO: f.IOStreams, Platform: p, Job: job, For: c, Timeout: timeout, StuckAfter: waiter.DefaultStuckAfter}).Run(ctx)
 }

@@ -38,6 +38,9 @@ type Details struct {
 	// then come from the pod templates).
 	Request    map[string]any
 	RequestErr error
+	// LastLines are the last lines of the failed containers of the first
+	// few replicas that have one (a crash loop's previous run).
+	LastLines []LastLines
 	// Details are what the kind has to say beyond the common fields
 	// (kinds.Detailer), then where the job's --storage directories are.
 	Details []jobmodel.Detail
@@ -77,7 +80,8 @@ type Event struct {
 }
 
 // Describe reads a job's details with one LIST of its pods and one LIST of
-// the namespace's Warning events.
+// the namespace's Warning events, and the last lines of a few failed
+// containers (one request each).
 func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*Details, error) {
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
@@ -96,6 +100,8 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 		return nil, err
 	}
 	d.Events = dropPassedGangWaits(d.Events, gangScheduledAt(d.Summary.Status.State, d.Replicas, pods.Items))
+	reasonsFromEvents(d.Replicas, d.Events)
+	d.LastLines = c.lastLines(ctx, ns, d.Replicas, pods.Items)
 	if _, err := jobmodel.ReadRequest(obj.GetAnnotations(), &d.Request); err != nil {
 		d.Request, d.RequestErr = nil, err
 	}

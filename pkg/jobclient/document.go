@@ -45,7 +45,9 @@ type Document struct {
 	Command  []string           `json:"command,omitempty"`
 	Replicas []jobmodel.Replica `json:"replicas"`
 	Events   []Event            `json:"events"`
-	Request  map[string]any     `json:"request,omitempty"`
+	// LastLines are the last lines of a few failed containers.
+	LastLines []LastLines    `json:"lastLines,omitempty"`
+	Request   map[string]any `json:"request,omitempty"`
 	// Details are the kind's own (a TrainJob's runtime, jobs, progress).
 	Details []jobmodel.Detail `json:"details,omitempty"`
 	// Storage is where the job keeps its files (--storage).
@@ -83,6 +85,7 @@ func DocumentOf(d *Details, now time.Time) Document {
 		Command:    d.Command,
 		Replicas:   d.Replicas,
 		Events:     d.Events,
+		LastLines:  d.LastLines,
 		Request:    d.Request,
 		Details:    d.Details,
 		Storage:    d.Storage,

@@ -624,3 +624,64 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("replicas must be an empty list, not absent: %s", doc)
 	}
 }
+
+// TestDescribeReadsTheLastLinesOfAFailedContainer: a replica in a crash loop
+// gets the last lines of its previous run; a running one none.
+func TestDescribeReadsTheLastLinesOfAFailedContainer(t *testing.T) {
+	obj := jobclienttest.Job{Name: "mnist", Created: t0, Roles: []jobclienttest.Role{worker(2, 2, 0)},
+		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}}.Object()
+	w0 := jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
+	w1 := jobclienttest.Pod("team-a", "mnist", "worker", 1, corev1.PodRunning, t0)
+	w1.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "tensorflow", RestartCount: 4,
+		State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 3}}}}
+	c := &jobclient.Client{Dynamic: jobclienttest.Dynamic(obj), Kube: kubefake.NewClientset(w0, w1), Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu"}
+	d, err := c.Describe(ctx, kind(t, "tf"), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// client-go's fake answers every log with "fake logs".
+	want := []jobclient.LastLines{{Task: "worker-1", Container: "tensorflow", Previous: true, ExitCode: 3, Lines: []string{"fake logs"}}}
+	if !reflect.DeepEqual(d.LastLines, want) {
+		t.Errorf("last lines %+v, want %+v", d.LastLines, want)
+	}
+	if doc := jobclient.DocumentOf(d, t0); !reflect.DeepEqual(doc.LastLines, want) {
+		t.Errorf("document's last lines %+v", doc.LastLines)
+	}
+}
+
+// TestPodReasons: each job's worst pod in one cell; events read only for
+// pods whose status says no more; a succeeded job and quiet pods none.
+func TestPodReasons(t *testing.T) {
+	job := func(name string, state jobmodel.State) jobclient.Job {
+		return jobclient.Job{Kind: kind(t, "tf"), Summary: jobmodel.Summary{Name: name, Namespace: "team-a", Status: jobmodel.Status{State: state}}}
+	}
+	waitingPod := func(job, role string, index int, phase corev1.PodPhase, reason string) *corev1.Pod {
+		p := jobclienttest.Pod("team-a", job, role, index, phase, t0)
+		if reason != "" {
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "tensorflow", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}}
+		}
+		return p
+	}
+	unscheduled := waitingPod("queued", "worker", 0, corev1.PodPending, "")
+	unscheduled.Spec.NodeName = ""
+	kc := kubefake.NewClientset(
+		waitingPod("crash", "worker", 0, corev1.PodRunning, ""),
+		waitingPod("crash", "worker", 1, corev1.PodRunning, "CrashLoopBackOff"),
+		waitingPod("crash", "worker", 2, corev1.PodRunning, "CrashLoopBackOff"),
+		waitingPod("mounting", "worker", 0, corev1.PodPending, "ContainerCreating"),
+		unscheduled,
+		waitingPod("done", "worker", 0, corev1.PodFailed, "ErrImagePull"),
+		waitingPod("quiet", "worker", 0, corev1.PodRunning, ""),
+		jobclienttest.Warning("team-a", "e1", "Pod", "mounting-worker-0", "FailedMount", `MountVolume.SetUp failed for volume "code" : secret "git" not found`, 2, t0),
+		jobclienttest.Warning("team-a", "e2", "Pod", "queued-worker-0", "FailedScheduling", "0/4 nodes are available", 1, t0),
+	)
+	c := &jobclient.Client{Dynamic: jobclienttest.Dynamic(), Kube: kc, Kinds: jobclienttest.Registry()}
+	jobs := []jobclient.Job{job("crash", jobmodel.Running), job("mounting", jobmodel.Pending), job("queued", jobmodel.Pending),
+		job("done", jobmodel.Succeeded), job("quiet", jobmodel.Running), job("gone", jobmodel.Failed)}
+	got, err := c.PodReasons(ctx, "team-a", jobs)
+	want := []string{"worker-1: CrashLoopBackOff (+1 more)", "worker-0: FailedMount", "worker-0: Unschedulable", "", "", ""}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, %v\nwant %q", got, err, want)
+	}
+}

@@ -1,11 +1,14 @@
 package kube_test
 
 import (
+	"context"
+	"reflect"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
@@ -38,5 +41,49 @@ func TestEventLastSeenAndCount(t *testing.T) {
 		if got := kube.EventCount(&tc.ev); got != tc.count {
 			t.Errorf("%s: count %d, want %d", tc.name, got, tc.count)
 		}
+	}
+}
+
+func warning(name, pod, reason, message string, last time.Time) *corev1.Event {
+	return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a"}, Type: corev1.EventTypeWarning,
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: pod, Namespace: "team-a"},
+		Reason:         reason, Message: message, LastTimestamp: metav1.NewTime(last)}
+}
+
+// TestMissingMounts: only FailedMounts that name a Secret or ConfigMap that
+// does not exist count, the latest of each pod.
+func TestMissingMounts(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	kc := kubefake.NewClientset(
+		warning("e1", "a-0", "FailedMount", `MountVolume.SetUp failed for volume "code" : secret "old" not found`, t0),
+		warning("e2", "a-0", "FailedMount", `MountVolume.SetUp failed for volume "code" : secret "git" not found`, t0.Add(time.Minute)),
+		warning("e3", "b-0", "FailedMount", `MountVolume.SetUp failed for volume "cfg" : configmap "settings" not found`, t0),
+		warning("e4", "c-0", "FailedMount", `Unable to attach or mount volumes: timed out waiting for the condition`, t0),
+		warning("e5", "d-0", "BackOff", `secret "x" not found`, t0),
+	)
+	got, err := kube.MissingMounts(context.Background(), kc, "team-a")
+	want := map[string]string{
+		"a-0": `MountVolume.SetUp failed for volume "code" : secret "git" not found`,
+		"b-0": `MountVolume.SetUp failed for volume "cfg" : configmap "settings" not found`,
+	}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestLatestWarning: the latest Warning about the pod, as "Reason: message".
+func TestLatestWarning(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	kc := kubefake.NewClientset(
+		warning("e1", "a-0", "FailedScheduling", "0/4 nodes", t0),
+		warning("e2", "a-0", "FailedMount", `secret "git" not found`, t0.Add(time.Minute)),
+		warning("e3", "b-0", "BackOff", "another pod", t0.Add(time.Hour)),
+	)
+	got, err := kube.LatestWarning(context.Background(), kc, "team-a", "a-0")
+	if err != nil || got != `FailedMount: secret "git" not found` {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if got, err := kube.LatestWarning(context.Background(), kc, "team-a", "c-0"); err != nil || got != "" {
+		t.Errorf("a pod without events: %q, %v", got, err)
 	}
 }

@@ -44,6 +44,26 @@ func PendingReason(p *corev1.Pod) string {
 	return "starting on " + p.Spec.NodeName
 }
 
+// Starting is true of a pod on a node whose containers are only being made
+// (ContainerCreating, PodInitializing, or no state yet): what holds it up,
+// if anything, is said by events (FailedMount), not by its status.
+func Starting(p *corev1.Pod) bool {
+	if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodPending {
+		return false
+	}
+	for _, statuses := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range statuses {
+			if w := cs.State.Waiting; w != nil && w.Reason != "ContainerCreating" && w.Reason != "PodInitializing" {
+				return false
+			}
+			if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // reasonAndMessage joins a status's reason and message: "Reason: message".
 func reasonAndMessage(reason, message string) string {
 	switch {

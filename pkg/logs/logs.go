@@ -22,6 +22,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
 // Source opens the log stream of one container.
@@ -237,6 +238,13 @@ func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods
 			fmt.Fprintf(c.ErrOut, "%s: no pod yet\n", r.Task)
 			continue
 		}
+		if p.Spec.NodeName == "" {
+			// Nothing to read before the pod is on a node: say why it is not.
+			opened++
+			failed++
+			fmt.Fprintf(c.ErrOut, "%s is Pending: %s\n", r.Task, jobmodel.OneLine(kube.PendingReason(p)))
+			continue
+		}
 		for _, container := range containersOf(p, c.Container) {
 			opened++
 			opts := &corev1.PodLogOptions{Container: container, Previous: c.Previous, Timestamps: c.Timestamps}
@@ -247,12 +255,23 @@ func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods
 				secs := int64(c.Since.Seconds())
 				opts.SinceSeconds = &secs
 			}
-			if err := c.copyOnce(ctx, p, container, opts, out, nil); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
+			err := c.copyOnce(ctx, p, container, opts, out, nil)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			name := streamName(r.Task, p, container, c.Container)
+			switch {
+			case err != nil && p.Status.Phase == corev1.PodPending:
 				failed++
-				fmt.Fprintf(c.ErrOut, "%s: %v\n", streamName(r.Task, p, container, c.Container), err)
+				fmt.Fprintf(c.ErrOut, "%s is Pending: %s\n", name, c.pendingReason(ctx, p))
+			case err != nil:
+				failed++
+				fmt.Fprintf(c.ErrOut, "%s: %v\n", name, err)
+			default:
+				if why := containerFailure(p, container, c.Previous); why != "" {
+					_ = out.flush()
+					fmt.Fprintf(c.ErrOut, "%s: %s\n", name, why)
+				}
 			}
 		}
 	}
@@ -269,6 +288,51 @@ func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods
 		return exit.ErrSilent
 	}
 	return nil
+}
+
+// pendingReason says in one line why a pod on a node is still Pending: its
+// containers' state, or, while they are only being made, the latest Warning
+// event about it (a volume that cannot be mounted).
+func (c *Config) pendingReason(ctx context.Context, p *corev1.Pod) string {
+	why := kube.PendingReason(p)
+	if kube.Starting(p) {
+		if ev, err := kube.LatestWarning(ctx, c.Kube, p.Namespace, p.Name); err == nil && ev != "" {
+			why = ev
+		}
+	}
+	return jobmodel.OneLine(why)
+}
+
+// containerFailure says in one line how a container whose log was read
+// failed: it is in a crash loop, or ended with a non-zero code; "" when it
+// did not fail.
+func containerFailure(p *corev1.Pod, container string, previous bool) string {
+	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+		if cs.Name != container {
+			continue
+		}
+		if w := cs.State.Waiting; w != nil && w.Reason == "CrashLoopBackOff" {
+			why := fmt.Sprintf("CrashLoopBackOff, %d restarts", cs.RestartCount)
+			if t := cs.LastTerminationState.Terminated; t != nil {
+				why += fmt.Sprintf(", the last run ended with exit code %d", t.ExitCode)
+				if t.Reason != "" && t.Reason != "Error" {
+					why += " (" + t.Reason + ")"
+				}
+			}
+			if !previous {
+				why += "; --previous shows that run's log"
+			}
+			return jobmodel.OneLine(why)
+		}
+		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 && !previous {
+			why := fmt.Sprintf("ended with exit code %d", t.ExitCode)
+			if t.Reason != "" && t.Reason != "Error" {
+				why += " (" + t.Reason + ")"
+			}
+			return jobmodel.OneLine(why)
+		}
+	}
+	return ""
 }
 
 // copyOnce reads one stream to its end.

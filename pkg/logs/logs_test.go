@@ -303,8 +303,42 @@ func TestLogsOfEveryReplicaInOrder(t *testing.T) {
 func TestAReplicaWithoutLogIsReportedOnStderr(t *testing.T) {
 	src := &fakeSource{logs: map[string][]string{"mnist-ps-0": {stamp(1, 0, "ps up")}}}
 	stdout, stderr, err := run(t, Config{Job: mnist(kubeflowv1.JobCreated), Source: src}, tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodPending))
-	if err != nil || stdout != "[ps-0] ps up\n" || stderr != "worker-0: container is waiting to start\nworker-1: no pod yet\n" {
+	if err != nil || stdout != "[ps-0] ps up\n" || stderr != "worker-0 is Pending: starting on node-0\nworker-1: no pod yet\n" {
 		t.Errorf("stdout %q stderr %q err %v", stdout, stderr, err)
+	}
+}
+
+// TestWhyAReplicaFailsIsOneLine: a replica that cannot run, or ran and
+// failed, gets one line on stderr saying why, after its log when it has one.
+func TestWhyAReplicaFailsIsOneLine(t *testing.T) {
+	unscheduled := tfPod("ps", 0, corev1.PodPending)
+	unscheduled.Spec.NodeName = ""
+	unscheduled.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: "Unschedulable", Message: "0/5 nodes are available:\n 1 Insufficient cpu."}}
+	mounting := tfPod("worker", 0, corev1.PodPending)
+	mounting.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "train", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}
+	crashing := tfPod("worker", 1, corev1.PodRunning)
+	crashing.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "train", RestartCount: 4,
+		State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 3, Reason: "Error"}}}}
+	mountFailed := jobclienttest.Warning("team-a", "e1", "Pod", "mnist-worker-0", "FailedMount", `MountVolume.SetUp failed for volume "code" : secret "git" not found`, 3, jobclienttest.T0)
+	older := jobclienttest.Warning("team-a", "e0", "Pod", "mnist-worker-0", "FailedScheduling", "before", 1, jobclienttest.T0.Add(-time.Hour))
+	other := jobclienttest.Warning("team-a", "e2", "Pod", "mnist-worker-1", "BackOff", "not worker-0's", 1, jobclienttest.T0.Add(time.Hour))
+	src := &fakeSource{logs: map[string][]string{"mnist-worker-1": {stamp(1, 0, "Traceback"), stamp(1, 1, "ValueError")}}}
+	stdout, stderr, err := run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src}, unscheduled, mounting, crashing, mountFailed, older, other)
+	wantErr := "ps-0 is Pending: Unschedulable: 0/5 nodes are available:  1 Insufficient cpu.\n" +
+		`worker-0 is Pending: FailedMount: MountVolume.SetUp failed for volume "code" : secret "git" not found` + "\n" +
+		"worker-1: CrashLoopBackOff, 4 restarts, the last run ended with exit code 3; --previous shows that run's log\n"
+	if err != nil || stdout != "[worker-1] Traceback\n[worker-1] ValueError\n" || stderr != wantErr {
+		t.Errorf("stdout %q\nstderr %q\nerr %v\nwant stderr %q", stdout, stderr, err, wantErr)
+	}
+
+	ended := tfPod("worker", 1, corev1.PodFailed)
+	ended.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "train",
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}
+	_, stderr, err = run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobFailed), Source: src, Tasks: []string{"worker-1"}}, ended)
+	if err != nil || stderr != "worker-1: ended with exit code 137 (OOMKilled)\n" {
+		t.Errorf("an ended replica: stderr %q, %v", stderr, err)
 	}
 }
 

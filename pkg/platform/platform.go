@@ -65,6 +65,10 @@ type Job struct {
 	Raw map[string]any
 	// Handle is the platform's own state of the job.
 	Handle any
+	// PodReason is what the job's pods show wrong ("master-0:
+	// CrashLoopBackOff"), when ListOptions.PodReasons asked for it and the
+	// platform knows; "" otherwise.
+	PodReason string
 }
 
 // String is KIND/NAME, or NAME for a job of no known kind (a timaker job
@@ -146,12 +150,18 @@ type ListOptions struct {
 	// Adopt are ids of jobs submitted elsewhere to add to the listing
 	// first (timaker, whose jobs easyai lists from a local index).
 	Adopt []string
+	// PodReasons asks, for each job, what its pods show wrong in one
+	// short line (Job.PodReason): list -o wide's REASON column.
+	PodReasons bool
 }
 
 // WaitRequest is what Wait waits for.
 type WaitRequest struct {
 	For     waiter.Condition
 	Timeout time.Duration
+	// StuckAfter: a pod that long in a crash loop, or waiting for a missing
+	// Secret or ConfigMap, ends the wait as failed (0: never).
+	StuckAfter time.Duration
 	// Document asks for the job's document once the wait ended.
 	Document bool
 	// Started (when not nil) is called once, the first time the wait sees

@@ -28,6 +28,10 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
+// DefaultStuckAfter is how long a pod may stay in a crash loop, or wait for
+// a missing Secret or ConfigMap, before wait and submit --wait end (exit 4).
+const DefaultStuckAfter = time.Minute
+
 // DefaultTimeout is how long wait and submit --wait wait without --timeout.
 const DefaultTimeout = time.Hour
 
@@ -79,8 +83,18 @@ type Request struct {
 	// as kubectl shows it (kube.PodStatuses). The wait asks it at once and
 	// every PodPollInterval: a pod that cannot start until the job is
 	// changed (StuckReasons) ends the wait as a failure, exit 4, since the
-	// operator would leave the job Pending until the timeout.
+	// operator would leave the job Pending until the timeout; so does a pod
+	// that stays StuckAfter in a crash loop, or being made while a Secret
+	// or ConfigMap it mounts is missing (MountFailures).
 	PodStatuses func(ctx context.Context) (map[string]string, error)
+	// StuckAfter is how long a pod may stay in a crash loop, or wait for a
+	// missing Secret or ConfigMap, before the wait ends; 0 waits them out.
+	StuckAfter time.Duration
+	// MountFailures (when not nil) reads, for the pods of the namespace
+	// that have one, the latest message of a FailedMount that names a
+	// missing Secret or ConfigMap (kube.MissingMounts). It is asked only
+	// once a pod has been made for StuckAfter without starting.
+	MountFailures func(ctx context.Context) (map[string]string, error)
 }
 
 // PodPollInterval is how often a wait reads the statuses of the job's pods.
@@ -89,38 +103,94 @@ var PodPollInterval = 5 * time.Second
 // StuckReasons are the pod statuses that nothing but a change of the job
 // ends: an image the node does not have and may not pull, an image name
 // that is no name, a container whose environment names a Secret or
-// ConfigMap key that does not exist. A crash loop or a failed pull may
-// still end by themselves; the operator's backoff decides those.
+// ConfigMap key that does not exist. They end a wait at once.
 var StuckReasons = map[string]bool{
 	"ErrImageNeverPull":          true,
 	"InvalidImageName":           true,
 	"CreateContainerConfigError": true,
 }
 
-// stuckError is why a pod of the job cannot start.
-type stuckError struct{ pod, reason string }
+// stuckError is why a pod of the job cannot go on.
+type stuckError struct{ pod, why string }
 
-// (The pod's name is the cluster's: shown on one line, no control character.)
+// (The pod's name and why are the cluster's: shown on one line, no control
+// character.)
 func (e *stuckError) Error() string {
-	return "pod " + jobmodel.OneLine(e.pod) + " cannot start: " + e.reason
+	return "pod " + jobmodel.OneLine(e.pod) + " " + jobmodel.OneLine(e.why)
+}
+
+// starting is true of a status kubectl shows while a pod's containers are
+// being made: what holds it up is said only by events.
+func starting(status string) bool {
+	return status == "ContainerCreating" || status == "PodInitializing" ||
+		(strings.HasPrefix(status, "Init:") && strings.Contains(status, "/"))
+}
+
+// podWatch follows the statuses of the job's pods between polls: since when
+// each pod has shown its present status.
+type podWatch struct {
+	r     *Request
+	now   func() time.Time
+	since map[string]time.Time // pod + "\x00" + status
+}
+
+// check reads the statuses once; it returns why a pod is stuck, or nil.
+func (w *podWatch) check(ctx context.Context) (*stuckError, error) {
+	got, err := w.r.PodStatuses(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := w.now()
+	seen := make(map[string]time.Time, len(got))
+	var making []string // pods being made for StuckAfter or more
+	for _, pod := range slices.Sorted(maps.Keys(got)) {
+		status := got[pod]
+		key := pod + "\x00" + status
+		since, ok := w.since[key]
+		if !ok {
+			since = now
+		}
+		seen[key] = since
+		reason := strings.TrimPrefix(status, "Init:")
+		switch long := w.r.StuckAfter > 0 && now.Sub(since) >= w.r.StuckAfter; {
+		case StuckReasons[reason]:
+			return &stuckError{pod: pod, why: "cannot start: " + status}, nil
+		case reason == "CrashLoopBackOff" && long:
+			return &stuckError{pod: pod, why: "keeps crashing: " + status + " for " + w.r.StuckAfter.String() + " (--stuck-after)"}, nil
+		case starting(status) && long:
+			making = append(making, pod)
+		}
+	}
+	w.since = seen
+	if len(making) == 0 || w.r.MountFailures == nil {
+		return nil, nil
+	}
+	mounts, err := w.r.MountFailures(ctx)
+	if err != nil {
+		return nil, nil // (events may not be readable: the wait goes on)
+	}
+	for _, pod := range making {
+		if msg, ok := mounts[pod]; ok {
+			return &stuckError{pod: pod, why: "cannot start: FailedMount: " + msg}, nil
+		}
+	}
+	return nil, nil
 }
 
 // watchPods ends ctx (with a *stuckError as its cause) once a pod of the
 // job is stuck; it returns when ctx ends. A read that fails (the user may
 // not list pods) ends the watch of pods, not the wait.
-func watchPods(ctx context.Context, cancel context.CancelCauseFunc, statuses func(context.Context) (map[string]string, error)) {
+func watchPods(ctx context.Context, cancel context.CancelCauseFunc, w *podWatch) {
 	ticker := time.NewTicker(PodPollInterval)
 	defer ticker.Stop()
 	for {
-		got, err := statuses(ctx)
+		stuck, err := w.check(ctx)
 		if err != nil {
 			return
 		}
-		for _, pod := range slices.Sorted(maps.Keys(got)) {
-			if reason := strings.TrimPrefix(got[pod], "Init:"); StuckReasons[reason] {
-				cancel(&stuckError{pod: pod, reason: reason})
-				return
-			}
+		if stuck != nil {
+			cancel(stuck)
+			return
 		}
 		select {
 		case <-ctx.Done():
@@ -160,7 +230,7 @@ func outcome(c Condition, s jobmodel.Status) (done bool, failed bool) {
 }
 
 // Wait waits until the job reaches r.For. It returns a JobFailed error (exit
-// 4) when the job fails or a pod of it cannot start (r.PodStatuses), a
+// 4) when the job fails or a pod of it is stuck (r.PodStatuses), a
 // Timeout error (5) when r.Timeout runs out, a
 // NotFound error (3) when the job is deleted, and ctx's error when cancelled.
 func Wait(ctx context.Context, r Request) (*Result, error) {
@@ -178,7 +248,7 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
-		go watchPods(ctx, cancel, r.PodStatuses)
+		go watchPods(ctx, cancel, &podWatch{r: &r, now: now})
 	}
 	k, ns, name := r.Kind, r.Object.GetNamespace(), r.Object.GetName()
 	client := r.Dynamic.Resource(k.Resource()).Namespace(ns)

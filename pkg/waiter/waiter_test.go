@@ -3,6 +3,7 @@ package waiter_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,7 +227,7 @@ func TestWaitEndsWhenAPodCannotStart(t *testing.T) {
 		}
 		return map[string]string{"mnist-worker-0": "Running", "mnist-worker-1": "Init:ErrImageNeverPull"}, nil
 	}, time.Minute)
-	if exit.Code(err) != exit.JobFailed || err.Error() != "tf/mnist Pending after 0s: pod mnist-worker-1 cannot start: ErrImageNeverPull" || res == nil {
+	if exit.Code(err) != exit.JobFailed || err.Error() != "tf/mnist Pending after 0s: pod mnist-worker-1 cannot start: Init:ErrImageNeverPull" || res == nil {
 		t.Errorf("a pod that cannot start: %v (exit %d)", err, exit.Code(err))
 	}
 
@@ -245,6 +246,63 @@ func TestWaitEndsWhenAPodCannotStart(t *testing.T) {
 }
 
 var schemaPods = schema.GroupResource{Resource: "pods"}
+
+// A crash loop, or a pod made while a Secret it mounts is missing, ends the
+// wait once it has lasted StuckAfter, by the wait's clock; a pod whose
+// status changed starts counting again, and StuckAfter 0 waits them out.
+func TestWaitEndsWhenAPodStaysStuck(t *testing.T) {
+	waiter.PodPollInterval = 10 * time.Millisecond
+	k, _ := jobclienttest.Registry().Lookup("tf")
+	run := func(stuckAfter time.Duration, statuses []map[string]string, mounts map[string]string) error {
+		dyn := jobclienttest.Dynamic()
+		dyn.PrependWatchReactor("tfjobs", func(clienttesting.Action) (bool, watch.Interface, error) {
+			return true, watch.NewFakeWithChanSize(0, false), nil
+		})
+		var mu sync.Mutex
+		clock, polls := jobclienttest.T0, 0
+		_, err := waiter.Wait(context.Background(), waiter.Request{
+			Dynamic: dyn, Kind: k, GPUResource: config.DefaultGPUResource, Object: mnist(created, "1"),
+			For: waiter.Finished, Timeout: 300 * time.Millisecond, StuckAfter: stuckAfter,
+			Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
+			PodStatuses: func(context.Context) (map[string]string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				got := statuses[min(polls, len(statuses)-1)]
+				polls++
+				clock = clock.Add(20 * time.Second) // each poll, 20 s later
+				return got, nil
+			},
+			MountFailures: func(context.Context) (map[string]string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if polls < 4 {
+					t.Errorf("the events read at poll %d, before a pod was made for StuckAfter", polls)
+				}
+				return mounts, nil
+			},
+		})
+		return err
+	}
+	crash := map[string]string{"mnist-worker-0": "CrashLoopBackOff"}
+	running := map[string]string{"mnist-worker-0": "Running"}
+	err := run(time.Minute, []map[string]string{crash, crash, running, crash}, nil)
+	if exit.Code(err) != exit.JobFailed || !strings.HasSuffix(err.Error(), ": pod mnist-worker-0 keeps crashing: CrashLoopBackOff for 1m0s (--stuck-after)") {
+		t.Errorf("a crash loop: %v (exit %d)", err, exit.Code(err))
+	}
+	if err := run(0, []map[string]string{crash}, nil); exit.Code(err) != exit.Timeout {
+		t.Errorf("a crash loop with StuckAfter 0: %v (exit %d), want the timeout", err, exit.Code(err))
+	}
+
+	making := map[string]string{"mnist-worker-0": "Running", "mnist-worker-1": "Init:0/1"}
+	missing := map[string]string{"mnist-worker-1": `MountVolume.SetUp failed for volume "code" : secret "git" not found`}
+	err = run(time.Minute, []map[string]string{making}, missing)
+	if exit.Code(err) != exit.JobFailed || !strings.HasSuffix(err.Error(), `: pod mnist-worker-1 cannot start: FailedMount: MountVolume.SetUp failed for volume "code" : secret "git" not found`) {
+		t.Errorf("a missing Secret: %v (exit %d)", err, exit.Code(err))
+	}
+	if err := run(time.Minute, []map[string]string{making}, map[string]string{"mnist-worker-0": "not this one"}); exit.Code(err) != exit.Timeout {
+		t.Errorf("a pod being made without a missing mount: %v (exit %d), want the timeout", err, exit.Code(err))
+	}
+}
 
 // A pod's name is the cluster's: the error that names it is one plain line.
 func TestWaitNamesAStuckPodOnOneLine(t *testing.T) {

@@ -40,7 +40,8 @@ func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Use:   "get JOB",
 		Short: "Show a training job, its replicas and its warnings",
 		Long: `Show one training job: its state and why, who submitted it, when it ran, what
-it runs, the state of each replica (ps-0, worker-1, ...) and the recent
+it runs, the state of each replica (ps-0, worker-1, ...), the last lines of
+a few failed containers (a crash loop's previous run) and the recent
 Warning events of the job and its pods (e.g. FailedScheduling).
 
 JOB is NAME, or KIND/NAME (tf/mnist, tfjob/mnist), or NAME with --kind.
@@ -211,8 +212,31 @@ func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 		}
 	}
 
+	for _, ll := range d.LastLines {
+		printLastLines(w, ll)
+	}
+
 	fmt.Fprintln(w)
 	return o.printEvents(w, d.Events, now)
+}
+
+// printLastLines writes the last lines of a failed container, indented
+// under a line naming it (the lines are already one line each).
+func printLastLines(w io.Writer, ll jobclient.LastLines) {
+	run := "its run"
+	if ll.Previous {
+		run = "its previous run"
+	}
+	fmt.Fprintf(w, "\nLast lines of %s (container %s, %s, exit code %d):\n", ll.Task, ll.Container, run, ll.ExitCode)
+	switch {
+	case ll.Error != "":
+		fmt.Fprintf(w, "  (%s)\n", ll.Error)
+	case len(ll.Lines) == 0:
+		fmt.Fprintln(w, "  (no output)")
+	}
+	for _, line := range ll.Lines {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 }
 
 func (o *Options) printEvents(w io.Writer, events []jobclient.Event, now time.Time) error {

@@ -95,7 +95,7 @@ func cluster(t *testing.T, tty bool, extra ...runtime.Object) (*cmdutil.Factory,
 	ps := jobclienttest.Pod("team-a", "mnist", "ps", 0, corev1.PodRunning, t0)
 	w0 := jobclienttest.Pod("team-a", "mnist", "worker", 0, corev1.PodRunning, t0)
 	w1 := jobclienttest.Pod("team-a", "mnist", "worker", 1, corev1.PodFailed, t0.Add(30*time.Minute))
-	w1.Status.ContainerStatuses = []corev1.ContainerStatus{{RestartCount: 1, State: corev1.ContainerState{
+	w1.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "tensorflow", RestartCount: 1, State: corev1.ContainerState{
 		Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}
 	kube := kubefake.NewClientset(ps, w0, w1,
 		jobclienttest.Warning("team-a", "e1", "Pod", "mnist-worker-1", "BackOff", "Back-off restarting failed container", 4, t0.Add(50*time.Minute)),
@@ -127,6 +127,9 @@ TASK       STATUS    NODE     RESTARTS   EXIT CODE   REASON      AGE
 ps-0       Running   node-0   0          -           -           60m
 worker-0   Running   node-0   0          -           -           60m
 worker-1   Failed    node-1   1          137         OOMKilled   30m
+
+Last lines of worker-1 (container tensorflow, its run, exit code 137):
+  fake logs
 
 Warning events:
 AGE        OBJECT     REASON          MESSAGE

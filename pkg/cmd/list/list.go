@@ -68,6 +68,14 @@ gang), Pending, Running, Succeeded, Failed, Suspended or Unknown. WORKERS is
 replicas running of replicas asked for, over every role. Both come from the
 job objects alone: list makes one request per kind and none per job.
 
+-o wide adds REASON: what a pod of the job shows wrong, in one cell
+("master-0: CrashLoopBackOff", "worker-1: OOMKilled (+2 more)",
+"master-0: Unschedulable", "master-0: FailedMount" for a missing Secret),
+else the operator's reason for the job's state. For it, -o wide reads the
+namespace's pods once, as the API server's table of their statuses, and the
+FailedScheduling or FailedMount events only when a pod waits without saying
+why.
+
 A kind you may not list (RBAC) is skipped with a warning on stderr, and the
 jobs of the others are listed; list fails only when you may list no kind
 there ("easyai doctor" shows what you may do).
@@ -219,6 +227,7 @@ func (o *Options) Run(ctx context.Context) error {
 		User:          o.User,
 		Mine:          o.Mine,
 		Adopt:         o.Adopt,
+		PodReasons:    o.Print.Format() == printers.FormatWide,
 	}
 	if o.ManyContexts {
 		return o.runContexts(ctx, opts)
@@ -287,7 +296,11 @@ func (o *Options) jobRow(j *platform.Job, now time.Time) []string {
 		printers.Age(now, s.Created), printers.JobDuration(&s, now), printers.JobUser(&s),
 	}
 	if o.Print.Format() == printers.FormatWide {
-		row = append(row, s.Experiment, s.Status.Reason, s.ManagedBy)
+		reason := s.Status.Reason
+		if j.PodReason != "" {
+			reason = j.PodReason
+		}
+		row = append(row, s.Experiment, reason, s.ManagedBy)
 	}
 	return row
 }

@@ -315,7 +315,7 @@ func (o *Options) waitFor(ctx context.Context, res *platform.Submitted) error {
 		}
 	}
 	w := cmdutil.Wait{IO: o.IO, Platform: o.platform, Job: res.Job,
-		For: waiter.Finished, Timeout: o.Timeout, Document: document, Notify: o.notifier}
+		For: waiter.Finished, Timeout: o.Timeout, StuckAfter: waiter.DefaultStuckAfter, Document: document, Notify: o.notifier}
 	if o.Logs {
 		logOut := o.IO.Out
 		if document != nil {

@@ -24,8 +24,10 @@ type Options struct {
 
 	ForArg  string
 	Timeout time.Duration
-	Print   *printers.PrintFlags
-	Notify  cmdutil.NotifyFlags
+	// StuckAfter is --stuck-after.
+	StuckAfter time.Duration
+	Print      *printers.PrintFlags
+	Notify     cmdutil.NotifyFlags
 
 	// Set by Validate.
 	For waiter.Condition
@@ -47,10 +49,15 @@ with the result: 0 when reached, 4 when the job failed, 5 when --timeout ran
 out, 3 when there is no such job (or it was deleted while waiting).
 
 A pod of the job that cannot start until the job is changed also ends the
-wait with 4, naming the pod and why: an image the node does not have and
-may not pull (ErrImageNeverPull), an invalid image name, or a missing key of
-a Secret or ConfigMap (CreateContainerConfigError). The job's pods are
-read, as a table of their statuses, every 5 seconds for this.
+wait with 4, naming the pod and why: at once for an image the node does not
+have and may not pull (ErrImageNeverPull), an invalid image name, or a
+missing key of a Secret or ConfigMap (CreateContainerConfigError); after
+--stuck-after (1m) for a pod in a crash loop (CrashLoopBackOff) or one that
+cannot mount a Secret or ConfigMap that does not exist (FailedMount). The
+job's pods are read, as a table of their statuses, every 5 seconds for this
+(and the namespace's FailedMount events while a pod has been starting for
+--stuck-after). A pod that waits for room on the cluster (Unschedulable)
+never ends the wait: a queue may hold it on purpose.
 
 --for finished (the default) waits for success or failure; --for succeeded
 waits for success; --for running waits until the job runs; --for suspended
@@ -90,6 +97,7 @@ webhook that fails is one line on stderr and never changes the exit code
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
 	fl.DurationVar(&o.Timeout, "timeout", waiter.DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
+	fl.DurationVar(&o.StuckAfter, "stuck-after", waiter.DefaultStuckAfter, "end with exit 4 when a pod stays this long in a crash loop or waits this long for a missing Secret or ConfigMap; 0 waits them out")
 	o.Print.AddFlags(cmd)
 	o.Notify.AddFlags(cmd)
 	conditions := make([]string, len(waiter.Conditions))
@@ -107,6 +115,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Timeout < 0 {
 		return exit.UsageErrorf("--timeout %s: must not be negative", o.Timeout)
+	}
+	if o.StuckAfter < 0 {
+		return exit.UsageErrorf("--stuck-after %s: must not be negative", o.StuckAfter)
 	}
 	c, err := waiter.ParseCondition(o.ForArg)
 	if err != nil {
@@ -136,6 +147,6 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	w := cmdutil.Wait{IO: o.IO, Platform: o.Platform, Job: job,
-		For: o.For, Timeout: o.Timeout, Document: o.Print.Document(), Notify: o.notifier}
+		For: o.For, Timeout: o.Timeout, StuckAfter: o.StuckAfter, Document: o.Print.Document(), Notify: o.notifier}
 	return w.Run(ctx)
 }

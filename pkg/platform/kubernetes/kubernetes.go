@@ -19,6 +19,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/logs"
@@ -275,6 +276,18 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 	for i, j := range res.Jobs {
 		out[i] = &platform.Job{Item: jobclient.ItemOf(j, now), Handle: &handle{kind: j.Kind}}
 	}
+	if opts.PodReasons && len(res.Jobs) > 0 && client.Kube != nil {
+		reasons, err := client.PodReasons(ctx, lo.Namespace, res.Jobs)
+		switch {
+		case kube.Refused(err):
+			fmt.Fprintf(p.Notes, "Warning: cannot list pods %s: forbidden; REASON is the operators' own\n", where)
+		case err != nil:
+			fmt.Fprintf(p.Notes, "Warning: cannot read the pods %s: %s; REASON is the operators' own\n", where, jobmodel.OneLine(err.Error()))
+		}
+		for i := range reasons {
+			out[i].PodReason = reasons[i]
+		}
+	}
 	return out, nil
 }
 
@@ -329,6 +342,10 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 		selector := h.kind.PodSelector(h.obj.GetName())
 		wr.PodStatuses = func(ctx context.Context) (map[string]string, error) {
 			return kube.PodStatuses(ctx, client.Kube, h.obj.GetNamespace(), selector)
+		}
+		wr.StuckAfter = req.StuckAfter
+		wr.MountFailures = func(ctx context.Context) (map[string]string, error) {
+			return kube.MissingMounts(ctx, client.Kube, h.obj.GetNamespace())
 		}
 	}
 	if req.Started != nil {

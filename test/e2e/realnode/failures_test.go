@@ -18,8 +18,9 @@ import (
 )
 
 // What get says when a real pod fails: each way of failing shows in the
-// replica's row (its state, exit code and reason) and in a Warning event
-// whose message names the cause.
+// replica's row (its state, exit code and reason), in a Warning event
+// whose message names the cause, and, for a container that ran, in its last
+// lines.
 func TestGetSaysWhyARealPodFails(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -27,22 +28,33 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 		command []string
 		row     *regexp.Regexp // the replica's row of get
 		event   string         // a Warning event's message contains it
+		lines   string         // get's output contains it (the last lines)
+		logs    string         // logs says it on stderr, one line
+		wait    string         // wait --stuck-after 20s says it (exit 4); "" when the test does not wait
+		listed  string         // list -o wide's REASON
 	}{
 		{"never-pulled", []string{"--image", "localhost/easyai-e2e/absent:1", "--image-pull-policy", "Never"}, []string{"true"},
 			regexp.MustCompile(`(?m)^master-0 +Pending +real-node-0 +0 +- +ErrImageNeverPull `),
-			`Container image "localhost/easyai-e2e/absent:1" is not present with pull policy of Never`},
-		{"crash-loop", []string{"--set", "restartPolicy=OnFailure"}, []string{"sh", "-c", "echo about to fail; exit 3"},
+			`Container image "localhost/easyai-e2e/absent:1" is not present with pull policy of Never`, "",
+			`master-0 is Pending: ErrImageNeverPull: Container image "localhost/easyai-e2e/absent:1" is not present with pull policy of Never` + "\n", "", "master-0: ErrImageNeverPull"},
+		{"crash-loop", []string{"--set", "restartPolicy=OnFailure"}, []string{"sh", "-c", "echo about to fail; echo on stderr >&2; exit 3"},
 			regexp.MustCompile(`(?m)^master-0 +Running +real-node-0 +[2-9]\d* +3 +CrashLoopBackOff `),
-			"Back-off restarting failed container"},
+			"Back-off restarting failed container",
+			"Last lines of master-0 (container pytorch, its previous run, exit code 3):\n  about to fail\n  on stderr\n",
+			"the last run ended with exit code 3; --previous shows that run's log\n",
+			": pod crash-loop-master-0 keeps crashing: CrashLoopBackOff for 20s (--stuck-after)", "master-0: CrashLoopBackOff"},
 		{"out-of-memory", []string{"--memory", "100Mi"}, []string{"python3", "-c", "x = bytearray(400 << 20); import time; time.sleep(30)"},
 			regexp.MustCompile(`(?m)^master-0 +Failed +real-node-0 +0 +137 +OOMKilled `),
-			""},
+			"", "Last lines of master-0 (container pytorch, its run, exit code 137):\n  (no output)\n",
+			"master-0: ended with exit code 137 (OOMKilled)\n", "", "master-0: OOMKilled"},
 		{"too-big", []string{"--cpu", "32"}, []string{"true"},
 			regexp.MustCompile(`(?m)^master-0 +Pending +- +0 +- +Unschedulable `),
-			"Insufficient cpu"},
+			"Insufficient cpu", "", "master-0 is Pending: Unschedulable: 0/", "", "master-0: Unschedulable"},
 		{"missing-secret", []string{"--code", "git:http://127.0.0.1:1/none.git", "--code-secret", "missing-secret"}, []string{"true"},
-			regexp.MustCompile(`(?m)^master-0 +Pending +real-node-0 +0 +- +`),
-			`MountVolume.SetUp failed for volume "easyai-code-secret" : secret "missing-secret" not found`},
+			regexp.MustCompile(`(?m)^master-0 +Pending +real-node-0 +0 +- +FailedMount `),
+			`MountVolume.SetUp failed for volume "easyai-code-secret" : secret "missing-secret" not found`, "",
+			`master-0 is Pending: FailedMount: MountVolume.SetUp failed for volume "easyai-code-secret" : secret "missing-secret" not found` + "\n",
+			`: pod missing-secret-master-0 cannot start: FailedMount: MountVolume.SetUp failed for volume "easyai-code-secret" : secret "missing-secret" not found`, "master-0: FailedMount"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +62,25 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 			_, placement, _, alice := onTheRealNode(t)
 			args := append(append([]string{"submit", "pytorch", "--name", tt.name}, placement...), tt.args...)
 			easyai.RunWith(t, alice, append(append(args, "--"), tt.command...)...).MustSucceed(t)
-			getShows(t, alice, tt.name, 4*time.Minute, tt.row, tt.event)
+			out := getShows(t, alice, tt.name, 4*time.Minute, tt.row, tt.event)
+			if !strings.Contains(out, tt.lines) {
+				t.Errorf("get %s shows no %q:\n%s", tt.name, tt.lines, out)
+			}
+			// list -o wide's REASON names the replica and why.
+			if res := easyai.RunWith(t, alice, "list", "-o", "wide"); res.Code != 0 ||
+				!regexp.MustCompile(`(?m)^`+tt.name+`\t.*\t`+regexp.QuoteMeta(tt.listed)+`\t`).MatchString(res.Stdout) {
+				t.Errorf("list -o wide: exit %d, stdout %q; want %s with %q", res.Code, res.Stdout, tt.name, tt.listed)
+			}
+			// logs says why in one line on stderr (what it read, if anything, on stdout).
+			if res := easyai.RunWith(t, alice, "logs", tt.name); !strings.Contains(res.Stderr, tt.logs) || strings.Count(res.Stderr, "\n") != 1 {
+				t.Errorf("logs %s: exit %d, stderr %q; want one line with %q", tt.name, res.Code, res.Stderr, tt.logs)
+			}
+			if tt.wait != "" {
+				res := easyai.RunWith(t, alice, "wait", tt.name, "--stuck-after", "20s", "--timeout", "4m")
+				if res.Code != 4 || !strings.Contains(res.Stderr, tt.wait) {
+					t.Errorf("wait %s: exit %d, stderr %q; want 4 and %q", tt.name, res.Code, res.Stderr, tt.wait)
+				}
+			}
 		})
 	}
 	// A missing claim never reaches a pod: submit refuses it (a pod naming
@@ -112,8 +142,9 @@ func TestGetShowsTheWarningsOfATrainJobsJobs(t *testing.T) {
 }
 
 // getShows runs get as the user until its output matches row and, when
-// event is not empty, holds a Warning event line containing it.
-func getShows(t *testing.T, env []string, job string, limit time.Duration, row *regexp.Regexp, event string) {
+// event is not empty, holds a Warning event line containing it; it returns
+// that output.
+func getShows(t *testing.T, env []string, job string, limit time.Duration, row *regexp.Regexp, event string) string {
 	t.Helper()
 	var last string
 	deadline := time.Now().Add(limit)
@@ -122,7 +153,7 @@ func getShows(t *testing.T, env []string, job string, limit time.Duration, row *
 		last = res.Stdout
 		events := last[strings.Index(last, "Warning events:")+1:]
 		if res.Code == 0 && row.MatchString(last) && (event == "" || strings.Contains(events, event)) {
-			return
+			return last
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("get %s shows no %s and event %q in %s; last:\n%s", job, row, event, limit, last)

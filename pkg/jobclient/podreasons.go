@@ -1,0 +1,136 @@
+package jobclient
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kube"
+)
+
+// quietStatuses are the pod statuses (kubectl's STATUS column) that say
+// nothing is wrong, or not yet: running, done, being made or stopped.
+var quietStatuses = map[string]bool{
+	"Running": true, "Completed": true, "Succeeded": true, "Terminating": true,
+	"ContainerCreating": true, "PodInitializing": true, "Pending": true, "SchedulingGated": true,
+}
+
+// PodReasons says, for each job whose pods show something wrong, which
+// replica and what, in one short cell: "master-0: CrashLoopBackOff",
+// "worker-1: OOMKilled (+2 more)". It reads the pods of namespace ("":
+// every namespace) as the API server's table, once; and, only when a job
+// has a pod waiting that says no more, the namespace's FailedScheduling
+// (Unschedulable) or FailedMount (a missing Secret or ConfigMap) events.
+// The result is indexed like jobs; "" where nothing is wrong, or the job
+// succeeded. An error means the pods could not be read.
+func (c *Client) PodReasons(ctx context.Context, namespace string, jobs []Job) ([]string, error) {
+	rows, err := kube.PodRows(ctx, c.Kube, namespace)
+	if err != nil {
+		return nil, err
+	}
+	byNamespace := map[string][]kube.PodRow{}
+	for _, r := range rows {
+		byNamespace[r.Namespace] = append(byNamespace[r.Namespace], r)
+	}
+	for _, rs := range byNamespace {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Name < rs[j].Name })
+	}
+
+	out := make([]string, len(jobs))
+	type waiting struct {
+		job  int
+		pods []kube.PodRow
+	}
+	var unscheduled, making []waiting
+	for i, j := range jobs {
+		if j.Summary.Status.State == jobmodel.Succeeded {
+			continue
+		}
+		selector, err := labels.Parse(j.Kind.PodSelector(j.Summary.Name))
+		if err != nil {
+			continue
+		}
+		var wrong, pending, starting []kube.PodRow
+		for _, r := range byNamespace[j.Summary.Namespace] {
+			if !selector.Matches(labels.Set(r.Labels)) {
+				continue
+			}
+			switch {
+			case r.Status == "Pending":
+				pending = append(pending, r)
+			case r.Status == "ContainerCreating" || r.Status == "PodInitializing" || initializing(r.Status):
+				starting = append(starting, r)
+			case !quietStatuses[r.Status]:
+				wrong = append(wrong, r)
+			}
+		}
+		if len(wrong) > 0 {
+			out[i] = cell(j.Summary.Name, wrong[0].Name, wrong[0].Status, len(wrong)-1)
+			continue
+		}
+		if len(pending) > 0 {
+			unscheduled = append(unscheduled, waiting{i, pending})
+		}
+		if len(starting) > 0 {
+			making = append(making, waiting{i, starting})
+		}
+	}
+
+	// Pods that wait say why only in events: read them once for all jobs,
+	// and only when a job has such a pod.
+	for _, w := range []struct {
+		jobs   []waiting
+		reason string
+		shown  string
+		match  func(string) bool
+	}{
+		{unscheduled, "FailedScheduling", "Unschedulable", func(string) bool { return true }},
+		{making, "FailedMount", "FailedMount", kube.MissingObject},
+	} {
+		if len(w.jobs) == 0 {
+			continue
+		}
+		found, err := kube.PodWarnings(ctx, c.Kube, namespace, w.reason, w.match)
+		if err != nil {
+			continue // events the user may not read: the operator's reason stays
+		}
+		for _, wj := range w.jobs {
+			if out[wj.job] != "" {
+				continue
+			}
+			var hit []kube.PodRow
+			for _, r := range wj.pods {
+				if _, ok := found[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}]; ok {
+					hit = append(hit, r)
+				}
+			}
+			if len(hit) > 0 {
+				out[wj.job] = cell(jobs[wj.job].Summary.Name, hit[0].Name, w.shown, len(hit)-1)
+			}
+		}
+	}
+	return out, nil
+}
+
+// initializing is true of "Init:N/M", init containers still running.
+func initializing(status string) bool {
+	rest, ok := strings.CutPrefix(status, "Init:")
+	return ok && strings.Contains(rest, "/")
+}
+
+// cell is "TASK: WHY", TASK the pod's name without the job's ("master-0"),
+// with how many more pods show something wrong; one line, the names and
+// status being the cluster's.
+func cell(job, pod, why string, more int) string {
+	task := strings.TrimPrefix(pod, job+"-")
+	s := jobmodel.OneLine(task + ": " + why)
+	if more > 0 {
+		s += fmt.Sprintf(" (+%d more)", more)
+	}
+	return s
+}
