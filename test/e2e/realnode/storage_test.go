@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,55 @@ dist.barrier()`
 	data, err := os.ReadFile(filepath.Join(local, "log_dir", "worker-0.log"))
 	if err != nil || string(data) != kept["worker-0.log"] {
 		t.Errorf("downloaded log_dir/worker-0.log: %q, %v; want %q", data, err, kept["worker-0.log"])
+	}
+}
+
+// The persisted-log wrapper passes a SIGTERM sent to it (what the kubelet
+// sends a container it stops) on to the command, keeps what the command
+// writes while it stops, and exits with the command's exit code.
+func TestPersistedLogWrapperPassesSIGTERMOn(t *testing.T) {
+	t.Parallel()
+	c, placement, ns, alice := onTheRealNode(t)
+	volume := c.RealNodeClaim(t, ns, "team-data")
+	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, args...) }
+
+	script := `import signal, sys, time
+def stop(*_):
+    print("got TERM, saving", flush=True)
+    print("stopping on stderr", file=sys.stderr, flush=True)
+    sys.exit(7)
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+time.sleep(600)`
+	args := append([]string{"submit", "pytorch", "--name", "term", "--storage", "pvc:team-data"}, placement...)
+	as(append(args, "--", "python3", "-c", script)...).MustSucceed(t)
+
+	logFile := func() string {
+		var found string
+		_ = filepath.WalkDir(volume, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Name() == "master-0.log" && filepath.Base(filepath.Dir(path)) == "log_dir" {
+				data, _ := os.ReadFile(path)
+				found = string(data)
+			}
+			return nil
+		})
+		return found
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for !strings.Contains(logFile(), "ready\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log file never said ready: %q", logFile())
+		}
+		time.Sleep(time.Second)
+	}
+	// PID 1 of the container is the wrapper's shell.
+	as("exec", "term", "--", "sh", "-c", "kill -TERM 1").MustSucceed(t)
+	res := as("wait", "term", "--timeout", "2m")
+	if res.Code != 4 {
+		t.Errorf("wait: exit %d, stderr %q; want 4 (the command exited 7)", res.Code, res.Stderr)
+	}
+	getShows(t, alice, "term", time.Minute, regexp.MustCompile(`(?m)^master-0 +Failed +real-node-0 +0 +7 `), "")
+	if got := logFile(); got != "ready\ngot TERM, saving\nstopping on stderr\n" {
+		t.Errorf("log_dir/master-0.log holds %q; want ready, then both lines written after TERM", got)
 	}
 }
