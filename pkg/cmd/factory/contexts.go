@@ -129,14 +129,14 @@ func platformFor(f *cmdutil.Factory, name string, notes io.Writer) (platform.Pla
 
 // flagsOfContext are the connection flags with --context name, loading the
 // kubeconfig anew (the run's own flags keep the loader of their context).
+// Only the flags that hold for every cluster carry over: the namespace,
+// impersonation, the timeout. What speaks for one cluster (its server,
+// credentials, CA, a kubeconfig user or cluster) does not: each context
+// uses its own, and list refuses those flags with several contexts.
 func flagsOfContext(from *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
 	to := genericclioptions.NewConfigFlags(false)
-	to.CacheDir, to.KubeConfig = from.CacheDir, from.KubeConfig
-	to.ClusterName, to.AuthInfoName, to.Namespace = from.ClusterName, from.AuthInfoName, from.Namespace
-	to.APIServer, to.TLSServerName, to.Insecure = from.APIServer, from.TLSServerName, from.Insecure
-	to.CertFile, to.KeyFile, to.CAFile, to.BearerToken = from.CertFile, from.KeyFile, from.CAFile, from.BearerToken
+	to.CacheDir, to.KubeConfig, to.Namespace = from.CacheDir, from.KubeConfig, from.Namespace
 	to.Impersonate, to.ImpersonateUID, to.ImpersonateGroup = from.Impersonate, from.ImpersonateUID, from.ImpersonateGroup
-	to.Username, to.Password = from.Username, from.Password
 	to.Timeout, to.DisableCompression, to.WrapConfigFn = from.Timeout, from.DisableCompression, from.WrapConfigFn
 	to.Context = &name
 	return to

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
@@ -111,5 +113,89 @@ func TestListContextsThatFail(t *testing.T) {
 	_, _, err = runList("--all-contexts", "--cluster", "east")
 	if exit.Code(err) != exit.Usage || !strings.HasPrefix(err.Error(), `--all-contexts and --cluster "east": `) {
 		t.Errorf("--cluster: %v (exit %d)", err, exit.Code(err))
+	}
+}
+
+// Listing several contexts sends each server the credentials of its own
+// context only; a flag that gives credentials for one cluster is refused
+// with several contexts, before any request, without repeating its value.
+func TestListContextsSendsEachServerItsOwnCredentials(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	server := func(name string) *httptest.Server {
+		return httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			if auth := r.Header.Get("Authorization"); !slices.Contains(seen[name], auth) {
+				seen[name] = append(seen[name], auth)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			if r.URL.Path == "/version" {
+				_, _ = w.Write([]byte(`{"major":"1","minor":"34","gitVersion":"v1.34.2"}`))
+				return
+			}
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`))
+		}))
+	}
+	west, east := server("west"), server("east")
+	defer west.Close()
+	defer east.Close()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	config := `apiVersion: v1
+kind: Config
+clusters:
+- {name: west, cluster: {server: "` + west.URL + `", insecure-skip-tls-verify: true}}
+- {name: east, cluster: {server: "` + east.URL + `", insecure-skip-tls-verify: true}}
+users:
+- {name: w, user: {token: west-token}}
+- {name: e, user: {token: east-token}}
+contexts:
+- {name: west, context: {cluster: west, user: w, namespace: team-b}}
+- {name: east, context: {cluster: east, user: e, namespace: team-a}}
+current-context: east
+`
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runList := func(args ...string) error {
+		f := factory.New()
+		io, _, _, _ := iostreams.Test()
+		f.IOStreams = io
+		cmd := root.NewCmdRoot(f)
+		cmd.SetArgs(append([]string{"--kubeconfig", path, "list"}, args...))
+		return cmd.ExecuteContext(context.Background())
+	}
+	_ = runList("--all-contexts")
+	want := map[string][]string{"west": {"Bearer west-token"}, "east": {"Bearer east-token"}}
+	if !reflect.DeepEqual(seen, want) {
+		t.Errorf("the servers saw %q, want %q", seen, want)
+	}
+
+	clear(seen)
+	for _, tt := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--token", "stolen-token"}, "--token"},
+		{[]string{"--client-certificate", "c.crt", "--client-key", "c.key"}, "--client-certificate"},
+		{[]string{"--certificate-authority", "ca.crt"}, "--certificate-authority"},
+		{[]string{"--insecure-skip-tls-verify"}, "--insecure-skip-tls-verify"},
+		{[]string{"--tls-server-name", "api"}, "--tls-server-name"},
+	} {
+		for _, many := range [][]string{{"--all-contexts"}, {"--context", "west,east"}} {
+			err := runList(append(many, tt.args...)...)
+			if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), " and "+tt.flag+": ") || strings.Contains(err.Error(), "stolen") {
+				t.Errorf("%v %v: %v (exit %d), want exit 2 naming %s", many, tt.args, err, exit.Code(err), tt.flag)
+			}
+		}
+	}
+	if len(seen) != 0 {
+		t.Errorf("refused runs still reached the servers: %q", seen)
+	}
+	// One context may take them.
+	_ = runList("--context", "west", "--token", "for-west")
+	if got := seen["west"]; !reflect.DeepEqual(got, []string{"Bearer for-west"}) || len(seen["east"]) != 0 {
+		t.Errorf("one context with --token: the servers saw %q", seen)
 	}
 }

@@ -22,9 +22,13 @@ const maxContextsAtOnce = 8
 
 // contextFlags are the kubeconfig flags list reads itself: --context may
 // name several contexts, -n changes the columns, and --server would send
-// every context's requests to one server.
+// every context's requests to one server. oneCluster are the flags given
+// that speak for one cluster only (its credentials, its CA): with several
+// contexts, each would be sent to every context's server. (kubectl's --user
+// is list's own filter here, and --cluster is refused on its own.)
 type contextFlags struct {
 	context, namespace, server string
+	oneCluster                 []string
 }
 
 func (o *Options) connectionFlags() contextFlags {
@@ -38,7 +42,23 @@ func (o *Options) connectionFlags() contextFlags {
 		}
 		return *flag
 	}
-	return contextFlags{context: value(c.Context), namespace: value(c.Namespace), server: value(c.APIServer)}
+	fl := contextFlags{context: value(c.Context), namespace: value(c.Namespace), server: value(c.APIServer)}
+	for _, f := range []struct {
+		name  string
+		value *string
+	}{
+		{"--token", c.BearerToken}, {"--username", c.Username}, {"--password", c.Password},
+		{"--client-certificate", c.CertFile}, {"--client-key", c.KeyFile}, {"--certificate-authority", c.CAFile},
+		{"--tls-server-name", c.TLSServerName},
+	} {
+		if value(f.value) != "" {
+			fl.oneCluster = append(fl.oneCluster, f.name)
+		}
+	}
+	if c.Insecure != nil && *c.Insecure {
+		fl.oneCluster = append(fl.oneCluster, "--insecure-skip-tls-verify")
+	}
+	return fl
 }
 
 // validateContexts sets Contexts from --all-contexts or a comma list of
@@ -70,6 +90,10 @@ func (o *Options) validateContexts() error {
 		return exit.UsageErrorf("%s and --id: --id adopts jobs of one timaker cluster (--cluster NAME); give one of them", what)
 	case fl.server != "":
 		return exit.UsageErrorf("%s and --server %q: --server would send every context's requests to one server; give one of them", what, fl.server)
+	case len(fl.oneCluster) > 0:
+		// (The values are not repeated: they may be secrets.)
+		return exit.UsageErrorf("%s and %s: %s for one cluster would be sent to every context's server; each context's own are used, give one context to use %s",
+			what, fl.oneCluster[0], fl.oneCluster[0], fl.oneCluster[0])
 	}
 	o.ManyContexts = true
 	return nil

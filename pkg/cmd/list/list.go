@@ -95,7 +95,10 @@ starts with CONTEXT, then NAMESPACE unless -n names one for all; jobs are
 sorted by context, then as above. -o json and -o yaml add "context" to each
 item, -o name prints CONTEXT/KIND/NAME lines. A context that cannot be
 listed (its server down, its credentials refused) is one line on stderr and
-the others are listed: list fails only when none could be. Every other
+the others are listed: list fails only when none could be. Each context
+uses its own credentials: --token, --client-certificate, --client-key,
+--certificate-authority, --tls-server-name and --insecure-skip-tls-verify,
+which speak for one cluster, are refused with several contexts. Every other
 command works in one context, named as kubectl names it: easyai get NAME
 --context CONTEXT (docs/output.md).`,
 		Example: `  easyai list
