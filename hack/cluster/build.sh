@@ -183,7 +183,7 @@ spawn build volcano "$(volcano_bin_dir)" "-s -w" \
 # The real node: its kubelet (after the control plane, whose build cache it
 # shares), a minimal CoreDNS, the small node tools, then its images.
 if real_node; then
-  spawn build nodetools "$(nodetools_bin_dir)" "-s -w" ./pause ./nslookup ./imagepack
+  spawn build nodetools "$(nodetools_bin_dir)" "-s -w" ./pause ./nslookup ./imagepack ./apiproxy
   spawn build coredns "$(coredns_bin_dir)" "-s -w" .
   spawn build kubelet "$(kubelet_bin_dir)" "$kube_ldflags" k8s.io/kubernetes/cmd/kubelet
 fi

@@ -62,7 +62,7 @@ fi
 
 # The layers above it: the project's own files for the image
 # (hack/cluster/images/: torchrun, jupyter), and the static nslookup.
-mkdir -p "$work/tools/usr/local/bin" "$work/nslookup/usr/local/bin" "$work/pause" "$work/busybox/bin"
+mkdir -p "$work/tools/usr/local/bin" "$work/nslookup/usr/local/bin" "$work/pause" "$work/busybox/bin" "$work/delivery/bin"
 # busybox, as its image has it: the static binary of Debian's busybox-static
 # and a link for each applet (easyai's fetcher and uploader run in it).
 tar -xOf "$rootfs" ./usr/bin/busybox >"$work/busybox/bin/busybox"
@@ -73,11 +73,16 @@ done
 cp "$CLUSTER_HACK_DIR/images/torchrun" "$CLUSTER_HACK_DIR/images/jupyter" "$work/tools/usr/local/bin/"
 cp "$nodetools/nslookup" "$work/nslookup/usr/local/bin/nslookup"
 cp "$nodetools/pause" "$work/pause/pause"
+kubectl=$(kube_bin_dir)/kubectl
+[ -x "$kubectl" ] || die "images: no kubectl in $(kube_bin_dir) (hack/cluster/build.sh builds it)"
+cp "$kubectl" "$work/delivery/bin/kubectl"
+cp "$CLUSTER_HACK_DIR/images/kubectl-delivery" "$work/delivery/deliver"
 "$nodetools/imagepack" -out "$work/images.tar" \
   -image "$IMAGE_DEBIAN=$rootfs+$work/tools" \
   -image "$IMAGE_GIT=$rootfs+$work/tools" \
   -image "$IMAGE_PYTORCH_INIT=$rootfs+$work/nslookup" \
   -image "$IMAGE_BUSYBOX=$work/busybox" \
+  -image "$IMAGE_KUBECTL_DELIVERY=$work/busybox+$work/delivery" -entrypoint "$IMAGE_KUBECTL_DELIVERY=/deliver" \
   -image "$IMAGE_PAUSE=$work/pause" -entrypoint "$IMAGE_PAUSE=/pause"
 mv "$work/images.tar" "$archive"
 # Those of other recipes go once unused for a week (another checkout, at

@@ -132,12 +132,15 @@ IMAGE_CACHE=${EASYAI_IMAGE_CACHE:-$(dirname "$BIN_CACHE")/images}
 IMAGE_SUITE=bookworm
 # (debootstrap resolves no virtual package: python3-cffi-backend provides the
 # python3-cffi-backend-api-* that Jupyter's zmq and argon2 need.)
-IMAGE_PACKAGES=(python3 python3-torch python3-xgboost git openssh-server busybox-static ca-certificates jupyter-server python3-cffi-backend)
+IMAGE_PACKAGES=(python3 python3-torch python3-xgboost git openssh-server busybox-static ca-certificates jupyter-server python3-cffi-backend openmpi-bin python3-mpi4py)
 IMAGE_DEBIAN=localhost/easyai-e2e/debian:1
 IMAGE_PYTORCH_INIT=docker.io/library/alpine:3.10
 IMAGE_PAUSE=localhost/easyai-e2e/pause:1
 IMAGE_BUSYBOX=docker.io/library/busybox:1.36
 IMAGE_GIT=docker.io/alpine/git:2.47.2
+# The training-operator's MPIJob launcher copies kubectl from this image (its
+# default, pulled only when not present).
+IMAGE_KUBECTL_DELIVERY=ghcr.io/kubeflow/training-v1/kubectl-delivery:latest
 # Bumped when images.sh builds a root file system differently from the same
 # packages (ROOTFS_RECIPE), or the images from the same root file system
 # (IMAGE_RECIPE).
@@ -152,7 +155,8 @@ rootfs_tar() {
 }
 images_archive() {
   printf '%s/e2e-images-%s.tar' "$IMAGE_CACHE" "$(
-    { printf '%s\n' "$IMAGE_RECIPE" "$(basename "$(rootfs_tar)")" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$(basename "$(nodetools_bin_dir)")"
+    { printf '%s\n' "$IMAGE_RECIPE" "$(basename "$(rootfs_tar)")" "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_PAUSE" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$(basename "$(nodetools_bin_dir)")" \
+      "$IMAGE_KUBECTL_DELIVERY" "$(basename "$(kube_bin_dir)")"
       cat "$CLUSTER_HACK_DIR"/images/*; } | sha256sum | cut -c1-12)"
 }
 # apt_mirror: the Debian mirror apt uses here for $IMAGE_SUITE's main component

@@ -23,7 +23,7 @@ serving='basicConstraints=CA:FALSE
 keyUsage=digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth'
 sign apiserver "/CN=kube-apiserver" "$serving
-subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1"
+subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1,IP:$REAL_NODE_HOST_IP"
 sign webhook "/CN=easyai-dev-webhooks" "$serving
 subjectAltName=IP:127.0.0.1,DNS:localhost"
 sign admin "/O=system:masters/CN=easyai-dev-admin" 'basicConstraints=CA:FALSE

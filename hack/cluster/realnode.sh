@@ -189,13 +189,16 @@ up() {
   ctr images import "$(images_archive)" >"$LOG_DIR/images-import.log" 2>&1 || { cat "$LOG_DIR/images-import.log" >&2; die "importing the real node's images failed"; }
   local image images
   images=$(ctr images ls -q)
-  for image in "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$IMAGE_PAUSE"; do
+  for image in "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$IMAGE_PAUSE" "$IMAGE_KUBECTL_DELIVERY"; do
     grep -qx "$image" <<<"$images" || die "image $image missing after the import"
   done
   log "real node: images imported in $((SECONDS - start))s"
 
   log "real node: starting CoreDNS on $REAL_NODE_HOST_IP"
   start coredns "$(coredns_bin_dir)/coredns" -conf "$REAL_NODE_DIR/Corefile"
+  # No kube-proxy: the API server is reached at the bridge's address, passed
+  # on to its own (its certificate names that address too).
+  start apiproxy "$(nodetools_bin_dir)/apiproxy" -listen "$REAL_NODE_HOST_IP:$APISERVER_PORT" -to "$HOST:$APISERVER_PORT"
   log "real node: starting the kubelet ($REAL_NODE_NAME)"
   start kubelet "$(kubelet_bin_dir)/kubelet" --config "$REAL_NODE_DIR/kubelet.yaml" \
     --kubeconfig "$KUBECONFIG_FILE" --root-dir "$REAL_NODE_DIR/kubelet" --cert-dir "$REAL_NODE_DIR/kubelet/pki" \
@@ -230,7 +233,7 @@ down() {
   [ -d "$REAL_NODE_DIR" ] || return 0
   # Every step is tried, whatever an earlier one left undone.
   set +e
-  stop kubelet coredns
+  stop kubelet coredns apiproxy
   local netns=() id
   if [ -S "$CONTAINERD_SOCK" ] && pid_alive "$(cat "$PID_DIR/containerd.pid" 2>/dev/null)"; then
     mapfile -t netns < <(netns_of_containers)

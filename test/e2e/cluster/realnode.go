@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -163,4 +164,26 @@ func (c *Cluster) RealNodeClaim(t testing.TB, namespace, claim string) string {
 		return err == nil && got.Status.Phase == corev1.ClaimBound, err
 	})
 	return dir
+}
+
+// RealNodeAPIServer is where the real node's pods reach the API server:
+// the node's address on its bridge, where the cluster passes connections
+// on to the API server (there is no kube-proxy for the kubernetes Service),
+// and the API server's port. Its certificate names that address.
+func (c *Cluster) RealNodeAPIServer(t testing.TB) (host, port string) {
+	t.Helper()
+	node, err := c.Kube.CoreV1().Nodes().Get(Context(t, 30*time.Second), RealNodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			host = a.Address
+		}
+	}
+	u, err := url.Parse(c.Config.Host)
+	if err != nil || host == "" {
+		t.Fatalf("the real node's address %q, the API server %q: %v", host, c.Config.Host, err)
+	}
+	return host, u.Port()
 }

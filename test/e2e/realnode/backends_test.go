@@ -113,3 +113,42 @@ func TestXGBoostTrainsAcrossItsReplicas(t *testing.T) {
 		}
 	}
 }
+
+// An MPIJob of the training-operator runs an MPI program across its two
+// workers: the launcher's mpirun starts a rank on each through the kubectl
+// its init container delivered (the cluster's own), and the ranks reduce
+// over MPI. The launcher reaches the API server at the node's bridge (no
+// kube-proxy here: KUBERNETES_SERVICE_HOST says where); Open MPI runs as
+// root in the image, which it refuses unless told.
+func TestMPIJobRunsAcrossItsWorkers(t *testing.T) {
+	t.Parallel()
+	c, placement, _, alice := onTheRealNode(t)
+	host, port := c.RealNodeAPIServer(t)
+	script := `from mpi4py import MPI
+comm = MPI.COMM_WORLD
+total = comm.allreduce(comm.rank + 1)
+print("rank %d of %d on %s: allreduce %d (want 3)" % (comm.rank, comm.size, MPI.Get_processor_name(), total), flush=True)`
+	args := append([]string{"submit", "mpi", "--name", "mpi", "--workers", "2",
+		"--env", "KUBERNETES_SERVICE_HOST=" + host, "--env", "KUBERNETES_SERVICE_PORT=" + port,
+		"--env", "OMPI_ALLOW_RUN_AS_ROOT=1", "--env", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}, placement...)
+	easyai.RunWith(t, alice, append(args, "--", "mpirun", "-np", "2", "--mca", "btl", "tcp,self", "python3", "-c", script)...).MustSucceed(t)
+
+	res := easyai.RunWith(t, alice, "wait", "mpi", "--timeout", "5m")
+	logs := easyai.RunWith(t, alice, "logs", "mpi", "--role", "launcher")
+	if res.Code != 0 {
+		get := easyai.RunWith(t, alice, "get", "mpi")
+		t.Fatalf("wait: exit %d, stderr %q\nlogs:\n%s%s\nget:\n%s", res.Code, res.Stderr, logs.Stdout, logs.Stderr, get.Stdout)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^\[launcher-0\] rank 0 of 2 on mpi-worker-\d: allreduce 3 \(want 3\)$`),
+		regexp.MustCompile(`(?m)^\[launcher-0\] rank 1 of 2 on mpi-worker-\d: allreduce 3 \(want 3\)$`),
+	} {
+		if !want.MatchString(logs.Stdout) {
+			t.Errorf("the launcher's log has no line %s:\n%s", want, logs.Stdout)
+		}
+	}
+	// Each rank ran on its own worker.
+	if ranks := regexp.MustCompile(`on (mpi-worker-\d):`).FindAllStringSubmatch(logs.Stdout, -1); len(ranks) != 2 || ranks[0][1] == ranks[1][1] {
+		t.Errorf("the ranks ran on %v; want one on each worker", ranks)
+	}
+}

@@ -1,6 +1,7 @@
 // Small programs for the local cluster's real node: the pod sandbox's pause
-// process, an nslookup for the training-operator's init container, and the
-// packer that turns a root file system into images containerd imports.
+// process, an nslookup for the training-operator's init container, the
+// packer that turns a root file system into images containerd imports, and
+// the proxy that lets the node's pods reach the API server.
 module github.com/easyai-dev/easyai/hack/cluster/tools/nodetools
 
 go 1.26.0
