@@ -190,3 +190,44 @@ func TestTeeRunsTheCommandWhenTheLogCannotBeWritten(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q: want the command's output and one line saying the log is not kept", r.stdout.String(), r.stderr.String())
 	}
 }
+
+// The wrapper's fifos are its own, in a directory of the container, never
+// on the shared volume: there a replica restarted after a SIGKILL (its
+// shell's pid 1 again) would find the last run's fifos and keep no log, and
+// a teammate could plant them.
+func TestTeeKeepsItsFifosOffTheVolume(t *testing.T) {
+	dir := t.TempDir()
+	r := startTee(t, dir, "sh", "-c", `ls -A "$log_dir"`)
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit code %d, stderr %q", code, r.stderr.String())
+	}
+	if got := r.stdout.String(); got != "worker-0.log\n" {
+		t.Errorf("while the command ran, log_dir held %q; want the log only", got)
+	}
+	if left := leftovers(t, dir); len(left) != 0 {
+		t.Errorf("left in log_dir: %q", left)
+	}
+}
+
+// A log path that is a symbolic link (planted on the shared volume by
+// someone else) is not written through: the command runs with its output
+// not kept, said in one line, and the link's target is untouched.
+func TestTeeRefusesALogThatIsASymlink(t *testing.T) {
+	dir, other := t.TempDir(), filepath.Join(t.TempDir(), "someone-elses-file")
+	if err := os.WriteFile(other, []byte("theirs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(dir, "worker-0.log")); err != nil {
+		t.Fatal(err)
+	}
+	r := startTee(t, dir, "sh", "-c", `echo hello; exit 3`)
+	if code := r.wait(t); code != 3 {
+		t.Fatalf("exit code %d, want the command's 3", code)
+	}
+	if data, _ := os.ReadFile(other); string(data) != "theirs\n" {
+		t.Errorf("the link's target now holds %q", data)
+	}
+	if r.stdout.String() != "hello\n" || !strings.Contains(r.stderr.String(), "is a symbolic link") || strings.Count(r.stderr.String(), "\n") != 1 {
+		t.Errorf("stdout %q, stderr %q: want the command's output and one line saying why the log is not kept", r.stdout.String(), r.stderr.String())
+	}
+}

@@ -255,24 +255,35 @@ lines as they come, and warn of -W, so the script asks awk first. The
 command's exit code is the script's, a command killed by a signal exits
 128+N as a shell reports it, and TERM, INT and HUP sent to the script are
 passed to the command. When the log cannot be written the command runs as
-it is, with one line on stderr.
+it is, with one line on stderr. The log is on a volume others write too:
+a log path that is a symbolic link is not written through, the file is
+opened once (the awks write to that descriptor, /dev/fd/3), and the fifos
+are in a directory of the container's own (mktemp -d), never on the
+volume, where a replica restarted after a SIGKILL (pid 1 again) found the
+last run's.
 */ -}}
 {{- define "easyai-lib.teeScript" -}}
 f="$log_dir/$EASYAI_TASK.log"
 k='{ print; fflush(); print >> f; fflush(f) }'
 a=awk
 [ -n "$(awk -W interactive 'BEGIN { }' </dev/null 2>&1)" ] || a="awk -W interactive"
-o="$log_dir/.$EASYAI_TASK.$$.out"
-e="$log_dir/.$EASYAI_TASK.$$.err"
-if ! mkfifo "$o" "$e" 2>/dev/null || ! : >>"$f" 2>/dev/null; then
-  rm -f "$o" "$e"
+if [ -L "$f" ]; then
+  echo "easyai: $f is a symbolic link: this replica's output is not kept" >&2
+  exec "$@"
+fi
+p=$(mktemp -d 2>/dev/null)
+o="$p/out"
+e="$p/err"
+if [ -z "$p" ] || ! mkfifo "$o" "$e" 2>/dev/null || ! true 2>/dev/null >>"$f" || ! command exec 3>>"$f"; then
+  [ -z "$p" ] || rm -rf "$p"
   echo "easyai: cannot write $f: this replica's output is not kept" >&2
   exec "$@"
 fi
-$a -v f="$f" "$k" <"$o" &
+$a -v f=/dev/fd/3 "$k" <"$o" &
 t1=$!
-$a -v f="$f" "$k" <"$e" >&2 &
+$a -v f=/dev/fd/3 "$k" <"$e" >&2 &
 t2=$!
+exec 3>&-
 "$@" >"$o" 2>"$e" &
 c=$!
 trap 'kill -TERM $c 2>/dev/null' TERM
@@ -284,6 +295,6 @@ while :; do
   kill -0 $c 2>/dev/null || break
 done
 wait $t1 $t2
-rm -f "$o" "$e"
+rm -rf "$p"
 exit $s
 {{- end -}}
