@@ -159,7 +159,7 @@ func TestWaitNotifiesTheJobAsFoundWhenItIsGone(t *testing.T) {
 	r, url := newReceiver(t, http.StatusOK)
 	p := &waitingPlatform{err: exit.NotFoundErrorf("tf/mnist was deleted while waiting")}
 	runWait(t, p, waiter.Finished, nil, notify.When{Finished: true}, url)
-	if len(r.docs) != 1 || r.docs[0]["kind"] != "Job" || r.docs[0]["name"] != "mnist" || r.docs[0]["apiVersion"] != "easyai.io/v1" {
+	if len(r.docs) != 1 || r.docs[0]["name"] != "mnist" || r.docs[0]["state"] != "Running" || r.docs[0]["get"] != "easyai get tf/mnist -n team-a" {
 		t.Errorf("documents %v", r.docs)
 	}
 }

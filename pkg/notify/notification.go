@@ -14,6 +14,10 @@ import (
 // DocumentKind is the kind of the document a plain webhook gets.
 const DocumentKind = "Notification"
 
+// APIVersion is the Notification's: v2 since its job is the minimal
+// NotifiedJob (v1 carried get's whole document, the request's env with it).
+const APIVersion = "easyai.io/v2"
+
 // Notification is the document POSTed to a plain webhook
 // (docs/notifications.md). Its fields only ever grow.
 type Notification struct {
@@ -24,8 +28,78 @@ type Notification struct {
 	Message string `json:"message"`
 	// Time is when the notification was made.
 	Time time.Time `json:"time"`
-	// Job is the job's document, as "easyai get -o json" prints it.
-	Job *jobclient.Document `json:"job"`
+	// Job is what the notification says of the job.
+	Job NotifiedJob `json:"job"`
+}
+
+// NotifiedJob is what a webhook is told of a job: where it is, what
+// became of it, when, and whose it is. Never what it runs (the request,
+// its env, the command, the image), nor its replicas' output or events: a
+// webhook is often a chat channel, and an env may hold an API key.
+type NotifiedJob struct {
+	Name       string `json:"name"`
+	Namespace  string `json:"namespace,omitempty"`
+	JobKind    string `json:"jobKind,omitempty"`
+	ObjectKind string `json:"objectKind,omitempty"`
+	State      string `json:"state"`
+	Reason     string `json:"reason,omitempty"`
+	// ExitCode is the first non-zero exit code of a replica, ExitTask the
+	// replica's.
+	ExitCode        *int32     `json:"exitCode,omitempty"`
+	ExitTask        string     `json:"exitTask,omitempty"`
+	Created         *time.Time `json:"created,omitempty"`
+	Started         *time.Time `json:"started,omitempty"`
+	Finished        *time.Time `json:"finished,omitempty"`
+	DurationSeconds int64      `json:"durationSeconds"`
+	User            string     `json:"user,omitempty"`
+	Experiment      string     `json:"experiment,omitempty"`
+	// Get is the command line that shows the job: "easyai get tf/mnist -n team-a".
+	Get string `json:"get"`
+}
+
+// notifiedJob is the NotifiedJob of get's document; the texts from the
+// cluster made one line each.
+func notifiedJob(doc *jobclient.Document) NotifiedJob {
+	if doc == nil {
+		return NotifiedJob{State: string(jobmodel.Unknown)}
+	}
+	j := NotifiedJob{
+		Name: jobmodel.OneLine(doc.Name), Namespace: jobmodel.OneLine(doc.Namespace),
+		JobKind: doc.KindName, ObjectKind: doc.ObjectKind,
+		State: string(doc.Status.State), Reason: jobmodel.OneLine(doc.Status.Reason),
+		Started: utc(doc.Started), Finished: utc(doc.Finished), DurationSeconds: doc.DurationSeconds,
+		User: jobmodel.OneLine(doc.User), Experiment: jobmodel.OneLine(doc.Experiment),
+	}
+	if j.State == "" {
+		j.State = string(jobmodel.Unknown)
+	}
+	if !doc.Created.IsZero() {
+		j.Created = utc(&doc.Created)
+	}
+	for _, r := range doc.Replicas {
+		if r.ExitCode != nil && *r.ExitCode != 0 {
+			code := *r.ExitCode
+			j.ExitCode, j.ExitTask = &code, jobmodel.OneLine(r.Task)
+			break
+		}
+	}
+	job := j.Name
+	if j.JobKind != "" {
+		job = j.JobKind + "/" + job
+	}
+	j.Get = "easyai get " + job
+	if j.Namespace != "" {
+		j.Get += " -n " + j.Namespace
+	}
+	return j
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // Outcome is what is notified: an event of a job.
@@ -43,8 +117,8 @@ type Outcome struct {
 // New is the notification of an outcome, made at now.
 func New(o Outcome, now time.Time) Notification {
 	return Notification{
-		APIVersion: jobclient.APIVersion, Kind: DocumentKind,
-		Event: o.Event, Message: Message(o), Time: now.UTC(), Job: o.Job,
+		APIVersion: APIVersion, Kind: DocumentKind,
+		Event: o.Event, Message: Message(o), Time: now.UTC(), Job: notifiedJob(o.Job),
 	}
 }
 

@@ -178,19 +178,15 @@ func TestPayloads(t *testing.T) {
 		t.Fatalf("%v: %s", err, plain.received()[0])
 	}
 	wantMessage := "tf/mnist in namespace team-a failed after 3m4s (<!channel> & co)"
-	if got.APIVersion != "easyai.io/v1" || got.Kind != "Notification" || got.Event != "failed" ||
+	if got.APIVersion != "easyai.io/v2" || got.Kind != "Notification" || got.Event != "failed" ||
 		got.Message != wantMessage || got.Time != "2025-03-01T09:03:05Z" {
 		t.Errorf("notification %+v", got)
 	}
-	wantJob, _ := json.Marshal(doc)
-	if !bytes.Equal(got.Job, wantJob) {
-		t.Errorf("job\n%s\nwant get's document\n%s", got.Job, wantJob)
-	}
 	var job struct {
-		Kind, Name, Namespace, JobKind string
-		Status                         struct{ State string }
+		Name, Namespace, JobKind, State, Reason, Get string
 	}
-	if err := json.Unmarshal(got.Job, &job); err != nil || job.Kind != "Job" || job.Name != "mnist" || job.Namespace != "team-a" || job.JobKind != "tf" || job.Status.State != "Failed" {
+	if err := json.Unmarshal(got.Job, &job); err != nil || job.Name != "mnist" || job.Namespace != "team-a" || job.JobKind != "tf" ||
+		job.State != "Failed" || job.Reason != "<!channel> & co" || job.Get != "easyai get tf/mnist -n team-a" {
 		t.Errorf("job %+v %v", job, err)
 	}
 
@@ -321,5 +317,42 @@ func TestAnInterruptStopsTheNotification(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second || len(slow.received()) != 1 {
 		t.Errorf("took %s, %d POSTs", d, len(slow.received()))
+	}
+}
+
+// A plain webhook gets the minimal job of docs/notifications.md: never the
+// request (its env may hold an API key), the command, the image, the
+// replicas' last lines or the events, which a chat channel must not see.
+func TestThePayloadHoldsNoSecret(t *testing.T) {
+	plain := newHook(t, 200)
+	var warnings bytes.Buffer
+	n := notifier(t, &warnings, plain.url(""))
+	doc := failedJob()
+	doc.User, doc.Experiment = "alice@corp", "lr-sweep"
+	doc.Command = []string{"python", "train.py", "--token=COMMAND-SECRET"}
+	doc.Request = map[string]any{"env": []any{map[string]any{"name": "WANDB_API_KEY", "value": "ENV-SECRET"}}}
+	doc.LastLines = []jobclient.LastLines{{Task: "worker-1", Container: "tensorflow", ExitCode: 1, Lines: []string{"printed LOG-SECRET"}}}
+	doc.Events = []jobclient.Event{{Object: "worker-1", Reason: "Failed", Message: "EVENT-SECRET"}}
+	if failed := n.Notify(context.Background(), Outcome{Event: Failed, Job: doc, Where: "namespace team-a"}); failed != 0 {
+		t.Fatalf("%d failed: %s", failed, warnings.String())
+	}
+	body := string(plain.received()[0])
+	for _, secret := range []string{"SECRET", "example.com/train", "python", "WANDB"} {
+		if strings.Contains(body, secret) {
+			t.Errorf("the payload holds %q:\n%s", secret, body)
+		}
+	}
+	var got struct {
+		APIVersion string          `json:"apiVersion"`
+		Job        json.RawMessage `json:"job"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"mnist","namespace":"team-a","jobKind":"tf","objectKind":"TFJob","state":"Failed","reason":"TFJobFailed",` +
+		`"exitCode":1,"exitTask":"worker-1","created":"2025-03-01T10:00:00Z","started":"2025-03-01T10:00:00Z","finished":"2025-03-01T10:03:04Z",` +
+		`"durationSeconds":184,"user":"alice@corp","experiment":"lr-sweep","get":"easyai get tf/mnist -n team-a"}`
+	if got.APIVersion != "easyai.io/v2" || string(got.Job) != want {
+		t.Errorf("apiVersion %q, job\n%s\nwant\n%s", got.APIVersion, got.Job, want)
 	}
 }

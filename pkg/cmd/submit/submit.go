@@ -73,8 +73,8 @@ whose "kind" key names the kind (tf, pytorch, ...).
 failed, 5 --timeout ran out), which suits CI; --wait --logs also streams the
 logs of every replica meanwhile, as "easyai logs -f" does.
 
---wait --notify URL POSTs how the job ended to a webhook (the job's document
-in a JSON Notification; slack:URL and teams:URL get a one-line message);
+--wait --notify URL POSTs how the job ended to a webhook (its state, times
+and exit code in a JSON Notification, never its env; slack:URL and teams:URL get a one-line message);
 --notify-on running also tells when it starts running. The URLs are never
 printed, and a webhook that fails never changes the exit code: see
 "easyai wait --help" and docs/notifications.md.`,

@@ -67,8 +67,9 @@ JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. The final state is
 said on stderr; -o json, -o yaml or a template prints the job's document (as
 "get -o json") on stdout once the wait ended.
 
---notify URL POSTs how the wait ended to a webhook: the job's document in a
-JSON Notification, or with slack:URL or teams:URL a one-line message for a
+--notify URL POSTs how the wait ended to a webhook: the job's state, times,
+exit code and owner in a JSON Notification (never its env, command or
+output), or with slack:URL or teams:URL a one-line message for a
 channel's incoming webhook ("tf/mnist in namespace team-a failed after 3m
 (exit code 1 in worker-0)"). --notify-on chooses what is sent: finished
 (success, failure, timeout or deletion), failed (those but success), running
@@ -83,7 +84,7 @@ webhook that fails is one line on stderr and never changes the exit code
   easyai wait mnist -o json | jq .status.state
   # tell a Slack channel when the job started and when it ended
   easyai wait mnist --notify slack:https://hooks.slack.com/services/T0/B0/XXXX --notify-on running,finished
-  # POST the final document to a service of your own, only on failure
+  # POST how it ended to a service of your own, only on failure
   easyai wait mnist --notify https://ci.example.com/hooks/easyai --notify-on failed`,
 		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
 		ValidArgsFunction: cmdutil.CompleteJob(f),

@@ -77,17 +77,17 @@ type notification struct {
 	Event      string `json:"event"`
 	Message    string `json:"message"`
 	Job        struct {
-		Kind      string `json:"kind"`
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 		JobKind   string `json:"jobKind"`
-		Status    struct {
-			State string `json:"state"`
-		} `json:"status"`
-		Replicas []struct {
-			Task     string `json:"task"`
-			ExitCode *int32 `json:"exitCode"`
-		} `json:"replicas"`
+		State     string `json:"state"`
+		ExitCode  *int32 `json:"exitCode"`
+		ExitTask  string `json:"exitTask"`
+		Get       string `json:"get"`
+		// What a webhook is never sent.
+		Request  any `json:"request"`
+		Command  any `json:"command"`
+		Replicas any `json:"replicas"`
 	} `json:"job"`
 }
 
@@ -136,15 +136,16 @@ func TestNotifySubmitWait(t *testing.T) {
 		t.Fatalf("the webhook got %d notifications, want 1: %+v", len(got), got)
 	}
 	n := got[0]
-	if n.APIVersion != "easyai.io/v1" || n.Kind != "Notification" || n.Event != "failed" ||
-		n.Job.Kind != "Job" || n.Job.Name != "told" || n.Job.Namespace != ns || n.Job.JobKind != "tf" || n.Job.Status.State != "Failed" {
+	if n.APIVersion != "easyai.io/v2" || n.Kind != "Notification" || n.Event != "failed" ||
+		n.Job.Name != "told" || n.Job.Namespace != ns || n.Job.JobKind != "tf" || n.Job.State != "Failed" ||
+		n.Job.Get != "easyai get tf/told -n "+ns || n.Job.Request != nil || n.Job.Command != nil || n.Job.Replicas != nil {
 		t.Errorf("notification %+v", n)
 	}
 	if !strings.HasPrefix(n.Message, "tf/told in namespace "+ns+" failed") || !strings.Contains(n.Message, "(exit code 1 in worker-0)") {
 		t.Errorf("message %q", n.Message)
 	}
-	if len(n.Job.Replicas) != 1 || n.Job.Replicas[0].ExitCode == nil || *n.Job.Replicas[0].ExitCode != 1 {
-		t.Errorf("replicas %+v", n.Job.Replicas)
+	if n.Job.ExitCode == nil || *n.Job.ExitCode != 1 || n.Job.ExitTask != "worker-0" {
+		t.Errorf("exit code %v in %q, want 1 in worker-0", n.Job.ExitCode, n.Job.ExitTask)
 	}
 
 	// The broken webhook was tried twice and said once.
@@ -223,8 +224,8 @@ func TestNotifyWait(t *testing.T) {
 		t.Fatalf("submit --wait exited %d: %s", res.Code, res.Stderr)
 	}
 	got := notificationsOf(t, hooks.received("events"))
-	if len(got) != 2 || got[0].Event != "running" || got[0].Job.Status.State != "Running" ||
-		got[1].Event != "succeeded" || got[1].Job.Name != "steps" || got[1].Job.Status.State != "Succeeded" {
+	if len(got) != 2 || got[0].Event != "running" || got[0].Job.State != "Running" ||
+		got[1].Event != "succeeded" || got[1].Job.Name != "steps" || got[1].Job.State != "Succeeded" {
 		t.Errorf("notifications %+v, want running then succeeded", got)
 	}
 	// config view shows the webhook's host, not its URL.
