@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	mathrand "math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -256,11 +257,24 @@ func (c *Client) newRequest(ctx context.Context, service, version, action string
 	return req, nil
 }
 
+// Loopback is true of a host name that is this machine: localhost, or an
+// address of 127.0.0.0/8 or ::1. Only there may a gateway be plain http.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // endpoint is Addr's gateway URL and the host to sign.
 func (c *Client) endpoint() (endpoint, host string, err error) {
 	u, err := url.Parse(c.Addr)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return "", "", exit.UsageErrorf("the timaker address %q is not an http:// or https:// URL of a host", c.Addr)
+	}
+	if u.Scheme == "http" && !Loopback(u.Hostname()) {
+		return "", "", exit.UsageErrorf("the timaker address (the cluster's addr setting) %q is plain http to another machine: requests are signed, not encrypted; give its https:// URL", c.Addr)
 	}
 	host = c.Host
 	if host == "" {

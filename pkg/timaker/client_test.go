@@ -582,3 +582,25 @@ func FuzzDecodeResponse(f *testing.F) {
 		}
 	})
 }
+
+// Requests are signed, not encrypted, and their signature covers neither
+// the body nor the action: over plain http they go only to this machine.
+func TestPlainHTTPOnlyToThisMachine(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"http://ti.example.com":      false,
+		"http://10.0.0.8:8080":       false,
+		"http://[2001:db8::1]:80":    false,
+		"http://127.0.0.1:9":         true,
+		"http://127.8.0.1":           true,
+		"http://localhost:8080/ti":   true,
+		"http://[::1]:8080":          true,
+		"https://ti.example.com":     true,
+		"https://10.0.0.8:8443/path": true,
+	} {
+		c := &Client{Addr: addr, Credentials: Credentials{"id", "key"}}
+		_, _, err := c.endpoint()
+		if ok && err != nil || !ok && (exit.Code(err) != exit.Usage || !strings.Contains(fmt.Sprint(err), "https://")) {
+			t.Errorf("%s: %v (exit %d), want allowed %v", addr, err, exit.Code(err), ok)
+		}
+	}
+}
