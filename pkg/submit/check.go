@@ -5,10 +5,13 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/render"
+	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
 // flagOfValue is the submit flag that sets each checked value, for messages.
@@ -26,7 +29,8 @@ func (r *Request) Source(path string) string {
 	o := render.OriginOf(r.render(), path)
 	switch {
 	case o.Set != "":
-		return fmt.Sprintf("--set %s: %s", o.Set, path)
+		// (A URL's credentials in the expression are never repeated.)
+		return fmt.Sprintf("--set %s: %s", userInfo.ReplaceAllString(o.Set, "//REDACTED@"), path)
 	case o.Flags && flagOfValue[path] != "":
 		return flagOfValue[path]
 	case o.File != "":
@@ -35,10 +39,39 @@ func (r *Request) Source(path string) string {
 	return path
 }
 
+// checkGitCode checks code.git of the merged values as ParseCode checks
+// --code git:, wherever they came from (--set, a job file, a rerun's
+// recorded request): a URL without credentials, a ref, a subdirectory
+// below the clone. The URL's credentials are never shown.
+func (r *Request) checkGitCode(values map[string]any) error {
+	code, _ := values["code"].(map[string]any)
+	git, _ := code["git"].(map[string]any)
+	if git == nil {
+		return nil
+	}
+	if u, _ := git["url"].(string); u != "" {
+		if err := checkGitURL(u); err != nil {
+			return exit.UsageErrorf("%s: %v", r.Source("code.git.url"), err)
+		}
+	}
+	if ref, _ := git["ref"].(string); ref != "" && (!gitRef.MatchString(ref) || strings.Contains(ref, "..")) {
+		return exit.UsageErrorf("%s: %q is not a branch, tag or commit", r.Source("code.git.ref"), jobmodel.OneLine(ref))
+	}
+	if subdir, _ := git["subdir"].(string); subdir != "" {
+		if err := storage.CheckSubPath(r.Source("code.git.subdir"), subdir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkValues checks the merged values as the flags are checked where they
 // are parsed, so that a value from a job file or --set that the API server
 // or an operator would reject later fails here, naming where it came from.
 func (r *Request) checkValues(values map[string]any) error {
+	if err := r.checkGitCode(values); err != nil {
+		return err
+	}
 	if name, ok := values["name"].(string); ok && name != "" {
 		if err := CheckName(r.Source("name"), name); err != nil {
 			return err

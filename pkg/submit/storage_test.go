@@ -17,6 +17,8 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds/registry"
+	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
@@ -320,5 +322,37 @@ func TestPretrainedFrom(t *testing.T) {
 		if exit.Code(err) != c.code || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want exit %d saying %q", c.name, err, c.code, c.want)
 		}
+	}
+}
+
+// The checks of --code git: hold for the merged values: a URL with
+// credentials, a ref or a subdirectory from --set or a job file (or a job
+// rerun) is refused as the flag's are, and the credentials are never shown.
+func TestGitCodeFromValuesIsChecked(t *testing.T) {
+	k, _ := registry.Default().Lookup("tf")
+	for _, tc := range []struct {
+		set  []string
+		file string
+		want string
+	}{
+		{set: []string{"code.git.url=https://u:TOKEN@git.example.com/r.git"}, want: "credentials"},
+		{set: []string{"code.git.url=https://TOKEN@git.example.com/r.git"}, want: "credentials"},
+		{set: []string{"code.git.url=https://git.example.com/r.git", "code.git.ref=--upload-pack=touch /tmp/x"}, want: "not a branch, tag or commit"},
+		{set: []string{"code.git.url=https://git.example.com/r.git", "code.git.subdir=../../etc"}, want: "subdir"},
+		{file: "code:\n  git:\n    url: https://u:TOKEN@git.example.com/r.git\n", want: "credentials"},
+	} {
+		r := &Request{Kind: k, Values: map[string]any{"name": "j", "image": "img", "command": []any{"run"}, "workingDir": "/workspace"}, Set: tc.set}
+		if tc.file != "" {
+			r.ValueFiles = []render.ValueFile{{Name: "job.yaml", Data: []byte(tc.file)}}
+		}
+		_, err := Build(r)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "TOKEN") {
+			t.Errorf("%v %q: %v (exit %d), want exit 2 saying %q without the token", tc.set, tc.file, err, exit.Code(err), tc.want)
+		}
+	}
+	r := &Request{Kind: k, Values: map[string]any{"name": "j", "image": "img", "command": []any{"run"}, "workingDir": "/workspace"},
+		Set: []string{"code.git.url=https://git.example.com/r.git", "code.git.ref=v1.2", "code.git.subdir=train"}}
+	if _, err := Build(r); err != nil {
+		t.Errorf("a plain URL, ref and subdir: %v", err)
 	}
 }
