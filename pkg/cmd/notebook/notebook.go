@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -529,12 +530,26 @@ func (o *stateOptions) recreate(ctx context.Context) error {
 	if err := sub.Validate(); err != nil {
 		return err
 	}
+	// The token's Secret is deleted with the old job only when it is the
+	// old job's: one of the same name that someone else made stays, and
+	// the notebook is not made again over it.
+	kube := o.replicas.Kube
+	secret := notebook.SecretName(o.Name)
+	oldUID := types.UID(job.Item.UID)
+	var secretUID types.UID
+	switch s, err := kube.CoreV1().Secrets(o.namespace).Get(ctx, secret, metav1.GetOptions{}); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("reading the token's Secret %s of notebook %s: %w", secret, o.Name, err)
+	case !ownedBy(s.OwnerReferences, oldUID):
+		return fmt.Errorf("Secret %s is not notebook %s's (it is not owned by its job): refusing to delete it and make the notebook again; delete or rename that Secret first if it is yours to remove", secret, o.Name)
+	default:
+		secretUID = s.UID
+	}
 	if err := o.p.Delete(ctx, job); err != nil && !jobclient.IsNotFound(err) {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Notebook %s had ended: creating it again\n", o.Name)
-	kube := o.replicas.Kube
-	secret := notebook.SecretName(o.Name)
 	err = waitGone(ctx, 2*time.Minute, "the ended notebook's job and pod", func(ctx context.Context) (bool, error) {
 		if _, err := o.p.Find(ctx, o.ref); err == nil || !jobclient.IsNotFound(err) {
 			return false, nil
@@ -549,9 +564,13 @@ func (o *stateOptions) recreate(ctx context.Context) error {
 			}
 		}
 		// The old token's Secret goes with the old job; a garbage collector
-		// that has not come to it yet is not waited for.
-		if err := kube.CoreV1().Secrets(o.namespace).Delete(ctx, secret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return false, err
+		// that has not come to it yet is not waited for. Only that Secret
+		// (its uid) is deleted.
+		if secretUID != "" {
+			err := kube.CoreV1().Secrets(o.namespace).Delete(ctx, secret, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &secretUID}})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return false, err
+			}
 		}
 		return true, nil
 	})
@@ -560,6 +579,16 @@ func (o *stateOptions) recreate(ctx context.Context) error {
 	}
 	_, err = o.p.Submit(ctx, sub)
 	return err
+}
+
+// ownedBy is true when refs name the object of uid as an owner.
+func ownedBy(refs []metav1.OwnerReference, uid types.UID) bool {
+	for _, ref := range refs {
+		if uid != "" && ref.UID == uid {
+			return true
+		}
+	}
+	return false
 }
 
 // waitGone polls cond every second until it holds, ctx ends or timeout

@@ -240,3 +240,42 @@ func unstructuredInt(obj map[string]any, fields ...string) (int64, bool, error) 
 	}
 	return 0, false, nil
 }
+
+// notebook start of an ended notebook deletes its token's Secret only when
+// it is the notebook's: a Secret of the same name that someone else made
+// (not owned by the notebook's job) stays, and nothing is deleted.
+func TestNotebookStartLeavesSomeoneElsesSecret(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	ns := c.Namespace(t)
+	c.BoundClaim(t, ns, "team-data")
+	applyExample(t, c, "rbac/easyai-user.yaml", ns)
+	alice := []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns)}
+	easyai.RunWith(t, alice, "notebook", "create", "nb", "--storage", "pvc:team-data", "--image", "example.com/notebook:1").MustSucceed(t)
+	c.WaitPodPhase(t, ns, "nb-master-0", string(corev1.PodRunning), 90*time.Second)
+	c.EndPod(t, ns, "nb-master-0", 0)
+	cluster.Eventually(t, 90*time.Second, "the notebook ended", func(context.Context) (bool, error) {
+		return notebookState(t, alice, ns, "nb") == "Succeeded", nil
+	})
+
+	// A teammate's Secret under the token's name, owned by nothing.
+	ctx := cluster.Context(t, time.Minute)
+	if err := c.Kube.CoreV1().Secrets(ns).Delete(ctx, "nb-jupyter", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	theirs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "nb-jupyter"}, StringData: map[string]string{"token": "bobs"}}
+	if _, err := c.Kube.CoreV1().Secrets(ns).Create(ctx, theirs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := easyai.RunWith(t, alice, "notebook", "start", "nb", "-n", ns)
+	if res.Code != 1 || !strings.Contains(res.Stderr, "Secret nb-jupyter is not notebook nb's") {
+		t.Errorf("start over someone else's Secret: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	s, err := c.Kube.CoreV1().Secrets(ns).Get(ctx, "nb-jupyter", metav1.GetOptions{})
+	if err != nil || string(s.Data["token"]) != "bobs" {
+		t.Errorf("the teammate's Secret: %v, %q", err, s.Data["token"])
+	}
+	if got := notebookState(t, alice, ns, "nb"); got != "Succeeded" {
+		t.Errorf("the ended notebook is %q after the refused start; want it untouched (Succeeded)", got)
+	}
+}

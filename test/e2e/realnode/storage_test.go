@@ -126,6 +126,8 @@ time.sleep(600)`
 		}
 		time.Sleep(time.Second)
 	}
+	// (The file may say ready before the API server has the pod Running.)
+	getShows(t, alice, "term", time.Minute, regexp.MustCompile(`(?m)^master-0 +Running `), "")
 	// PID 1 of the container is the wrapper's shell.
 	as("exec", "term", "--", "sh", "-c", "kill -TERM 1").MustSucceed(t)
 	res := as("wait", "term", "--timeout", "2m")
