@@ -247,8 +247,13 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 	if r.PodStatuses != nil {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
-		go watchPods(ctx, cancel, &podWatch{r: &r, now: now})
+		// Nothing of the watch of pods outlives the wait.
+		watched := make(chan struct{})
+		defer func() { cancel(nil); <-watched }()
+		go func() {
+			defer close(watched)
+			watchPods(ctx, cancel, &podWatch{r: &r, now: now})
+		}()
 	}
 	k, ns, name := r.Kind, r.Object.GetNamespace(), r.Object.GetName()
 	client := r.Dynamic.Resource(k.Resource()).Namespace(ns)

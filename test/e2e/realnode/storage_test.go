@@ -3,6 +3,9 @@
 package realnode
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -137,5 +140,58 @@ time.sleep(600)`
 	getShows(t, alice, "term", time.Minute, regexp.MustCompile(`(?m)^master-0 +Failed +real-node-0 +0 +7 `), "")
 	if got := logFile(); got != "ready\ngot TERM, saving\nstopping on stderr\n" {
 		t.Errorf("log_dir/master-0.log holds %q; want ready, then both lines written after TERM", got)
+	}
+}
+
+// upload --to JOB sends a directory through the uploader's real tar onto the
+// job's share_dir, where the running job reads it whole (checked by its
+// sha256sum); download gets back what the job wrote, through the fetcher's.
+func TestUploadAndDownloadMoveRealFiles(t *testing.T) {
+	t.Parallel()
+	c, placement, ns, alice := onTheRealNode(t)
+	c.RealNodeClaim(t, ns, "team-data")
+	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, args...) }
+
+	local := filepath.Join(t.TempDir(), "dataset")
+	big := make([]byte, 3<<20)
+	if _, err := rand.Read(big); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"a.txt": []byte("first file\n"), "sub/big.bin": big}
+	var sums strings.Builder
+	for _, name := range []string{"a.txt", "sub/big.bin"} {
+		path := filepath.Join(local, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(files[name]), name)
+	}
+	// The job waits until every file has arrived whole, then writes what it
+	// read into its model_dir.
+	script := `printf '%s' "$SUMS" >/tmp/SUMS
+until (cd /share_dir/dataset 2>/dev/null && sha256sum -c --quiet /tmp/SUMS) >/dev/null 2>&1; do sleep 1; done
+echo "all files arrived"
+cp /share_dir/dataset/a.txt "$model_dir/read.txt"`
+	args := append([]string{"submit", "pytorch", "--name", "reader", "--storage", "pvc:team-data", "--env", "SUMS=" + sums.String()}, placement...)
+	as(append(args, "--", "sh", "-c", script)...).MustSucceed(t)
+	getShows(t, alice, "reader", 3*time.Minute, regexp.MustCompile(`(?m)^master-0 +Running `), "")
+
+	res := as("upload", local, "--to", "reader")
+	if res.Code != 0 {
+		t.Fatalf("upload: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	if res := as("wait", "reader", "--timeout", "3m"); res.Code != 0 {
+		t.Fatalf("wait: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	if res := as("logs", "reader"); !strings.Contains(res.Stdout, "[master-0] all files arrived\n") {
+		t.Errorf("the job never read the uploaded files whole:\n%s%s", res.Stdout, res.Stderr)
+	}
+	back := t.TempDir()
+	as("download", "reader", "/model_dir", back).MustSucceed(t)
+	if data, err := os.ReadFile(filepath.Join(back, "model_dir", "read.txt")); err != nil || string(data) != "first file\n" {
+		t.Errorf("downloaded model_dir/read.txt: %q, %v", data, err)
 	}
 }
