@@ -59,8 +59,20 @@ func WithHint(err error, hint string) error {
 	return &CodedError{Code: Error, Err: err, Hint: hint}
 }
 
-// ErrCancel is the user saying no at a prompt or pressing Ctrl-C.
+// ErrCancel is the user pressing Ctrl-C (at a prompt too): exit 130.
 var ErrCancel = errors.New("cancelled")
+
+// DeclinedError is the user answering no at a prompt: nothing was done,
+// said as its message ("Nothing deleted.") without "Error:", exit 1.
+type DeclinedError struct{ Message string }
+
+func (e *DeclinedError) Error() string { return e.Message }
+
+// Declined is the error of a "no" at a prompt; message says what was not
+// done ("Nothing deleted.").
+func Declined(message string) error {
+	return &CodedError{Code: Error, Err: &DeclinedError{Message: message}}
+}
 
 // ErrSilent fails a command whose output already said why.
 var ErrSilent = errors.New("silent error")

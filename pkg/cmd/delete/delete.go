@@ -134,7 +134,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 		if !ok {
-			return exit.ErrCancel
+			return exit.Declined("Nothing deleted.")
 		}
 	}
 	var failed error

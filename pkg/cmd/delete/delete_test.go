@@ -117,7 +117,7 @@ func TestDeleteRun(t *testing.T) {
 			deleted: []string{"team-a/tfjobs/mnist Background"}, stdout: "deleted tf/mnist\n",
 			asked: []string{"Delete tf/mnist in namespace team-a?"}},
 		{name: "refused on a terminal", tty: true, answer: false, args: "mnist old",
-			asked: []string{"Delete 2 jobs in namespace team-a: tf/mnist, tf/old?"}, code: exit.Interrupted, err: "cancelled"},
+			asked: []string{"Delete 2 jobs in namespace team-a: tf/mnist, tf/old?"}, code: exit.Error, err: "Nothing deleted."},
 		{name: "--yes on a terminal asks nothing", tty: true, args: "old -y",
 			deleted: []string{"team-a/tfjobs/old Background"}, stdout: "deleted tf/old\n"},
 		{name: "a missing job after the others", args: "ghost mnist tf/ghost2 --yes",

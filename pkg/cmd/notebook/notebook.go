@@ -676,7 +676,7 @@ func (o *deleteOptions) Run(ctx context.Context) error {
 			return err
 		}
 		if !ok {
-			return exit.ErrCancel
+			return exit.Declined("Nothing deleted.")
 		}
 	}
 	if err := o.p.Delete(ctx, job); err != nil {

@@ -50,7 +50,8 @@ Jobs made by other tools are never pruned. Their pods, services and
 PodGroups are deleted with them, by the cluster's garbage collector.
 
 prune first prints the jobs it will delete (JOB, STATUS, AGE), then asks on a
-terminal; elsewhere (scripts, CI) it needs --yes. --dry-run prints them and
+terminal (a "no" deletes nothing: exit 1, "Nothing deleted."); elsewhere
+(scripts, CI) it needs --yes. --dry-run prints them and
 deletes nothing. Only the jobs printed are deleted: a job deleted and
 submitted again under the same name meanwhile is left alone.
 
@@ -59,7 +60,8 @@ and the others are still deleted; prune then exits 1. A kind you may not
 list is left out with a warning on stderr.
 
 --older-than takes a number of days (7d), a duration (36h, 90m) or both
-(1d12h).`,
+(1d12h). A job whose status cannot be read has no known age: --older-than
+never selects it.`,
 		Example: `  easyai prune --finished --older-than 7d
   easyai prune --experiment lr-sweep --dry-run
   easyai prune --finished -l team=vision --yes`,
@@ -141,13 +143,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	now := o.Factory.Now()
-	var targets []jobclient.Job
-	for _, j := range jobs {
-		if o.olderThan > 0 && now.Sub(j.Summary.Created) <= o.olderThan {
-			continue
-		}
-		targets = append(targets, j)
-	}
+	targets := olderThan(jobs, o.olderThan, now)
 	if len(targets) == 0 {
 		fmt.Fprintf(o.IO.ErrOut, "No jobs to prune in namespace %s.\n", ns)
 		return nil
@@ -169,10 +165,24 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 		if !ok {
-			return exit.ErrCancel
+			return exit.Declined("Nothing deleted.")
 		}
 	}
 	return o.delete(ctx, ns, targets)
+}
+
+// olderThan keeps the jobs created more than age before now (age 0: all).
+// A job whose creation time is not known (its summary could not be read)
+// is never old enough: it is not pruned by age.
+func olderThan(jobs []jobclient.Job, age time.Duration, now time.Time) []jobclient.Job {
+	var out []jobclient.Job
+	for _, j := range jobs {
+		if age > 0 && (j.Summary.Created.IsZero() || now.Sub(j.Summary.Created) <= age) {
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 // printTargets prints the jobs to delete: a table on a terminal,

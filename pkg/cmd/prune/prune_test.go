@@ -17,7 +17,9 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 func execute(f *cmdutil.Factory, runF func(*Options) error, args ...string) error {
@@ -166,7 +168,7 @@ func TestPruneAsks(t *testing.T) {
 		}
 		got := strings.Join(deleted(dyn), " ")
 		switch {
-		case !answer && (!errors.Is(err, exit.ErrCancel) || got != ""):
+		case !answer && (exit.Code(err) != exit.Error || err.Error() != "Nothing deleted." || got != ""):
 			t.Errorf("answered no: %v, deleted %q", err, got)
 		case answer && (err != nil || got != "pytorchjobs/sweep-1@uid-sweep-1"):
 			t.Errorf("answered yes: %v, deleted %q", err, got)
@@ -216,5 +218,26 @@ func TestPrunePerJobFailures(t *testing.T) {
 	if len(lines) != 2 || lines[1] != "tf/old-failed not deleted: it was replaced by another job of the same name since it was listed" ||
 		!strings.HasPrefix(lines[0], "Error: deleting pytorch/sweep-1: ") || !strings.Contains(lines[0], "forbidden") {
 		t.Errorf("stderr\n%s", stderr)
+	}
+}
+
+// A job whose summary could not be read has no creation time: it is never
+// old enough for --older-than (it would be infinitely old).
+func TestUnreadableJobsAreNotPrunedByAge(t *testing.T) {
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	jobs := []jobclient.Job{
+		{Summary: jobmodel.Summary{Name: "old", Created: now.Add(-48 * time.Hour)}},
+		{Summary: jobmodel.Summary{Name: "new", Created: now.Add(-time.Hour)}},
+		{Summary: jobmodel.Summary{Name: "unreadable", Status: jobmodel.Status{State: jobmodel.Unknown, Reason: "Unreadable"}}},
+	}
+	var names []string
+	for _, j := range olderThan(jobs, 24*time.Hour, now) {
+		names = append(names, j.Summary.Name)
+	}
+	if len(names) != 1 || names[0] != "old" {
+		t.Errorf("--older-than 24h keeps %v, want [old]", names)
+	}
+	if got := olderThan(jobs, 0, now); len(got) != 3 {
+		t.Errorf("without --older-than: %d jobs, want all 3", len(got))
 	}
 }

@@ -121,7 +121,7 @@ func TestResumeRun(t *testing.T) {
 			requests: resumeVJ, asked: []string{"Resume volcano/vj anyway?"}, stdout: "resumed volcano/vj\n",
 			stderr: lastRetryWarning + "Its pods are being created. Wait for them with: easyai wait volcano/vj --for running\n"},
 		{name: "a Volcano job on its last retry, refused", tty: true, args: "vj", vj: volcanoJob("Aborted", 1, 2),
-			asked: []string{"Resume volcano/vj anyway?"}, stderr: lastRetryWarning, code: exit.Interrupted, err: "cancelled"},
+			asked: []string{"Resume volcano/vj anyway?"}, stderr: lastRetryWarning, code: exit.Error, err: "Nothing resumed."},
 		{name: "a running Volcano job", args: "volcano/vj", vj: volcanoJob("Running", 1, 2),
 			code: exit.Error, err: "volcano/vj is not suspended: it is Running"},
 		{name: "no such job", args: "ghost", code: exit.NotFound, err: "job ghost not found in namespace team-a"},

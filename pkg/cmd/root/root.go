@@ -246,6 +246,10 @@ func printError(f *cmdutil.Factory, err error) int {
 		fmt.Fprintln(w, "Interrupted.")
 		return code
 	}
+	if declined := (*exit.DeclinedError)(nil); errors.As(err, &declined) {
+		fmt.Fprintln(w, declined.Message)
+		return code
+	}
 	fmt.Fprintf(w, "Error: %v\n", err)
 	if hint := exit.Hint(err); hint != "" {
 		fmt.Fprintf(w, "Hint: %s\n", hint)

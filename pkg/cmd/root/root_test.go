@@ -246,3 +246,17 @@ func TestConfigurationErrors(t *testing.T) {
 		t.Errorf("unknown key: exit %d, stdout %q, stderr %q; want stderr %q", code, stdout, stderr, want)
 	}
 }
+
+// A "no" at a prompt is exit 1, said as what was not done; Ctrl-C is 130.
+func TestADeclinedPromptIsExit1(t *testing.T) {
+	f := factory.New()
+	io, _, _, errOut := iostreams.Test()
+	f.IOStreams = io
+	if code := printError(f, exit.Declined("Nothing deleted.")); code != exit.Error || errOut.String() != "Nothing deleted.\n" {
+		t.Errorf("declined: exit %d, stderr %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := printError(f, exit.ErrCancel); code != exit.Interrupted || errOut.String() != "Interrupted.\n" {
+		t.Errorf("Ctrl-C: exit %d, stderr %q", code, errOut.String())
+	}
+}
