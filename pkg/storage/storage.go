@@ -281,8 +281,10 @@ func Of(obj *unstructured.Unstructured) (Values, error) {
 		Storage *Values `json:"storage"`
 	}
 	ann := obj.GetAnnotations()
+	// Annotations that are not what submit writes are bad input, exit 2,
+	// in every command that reads them (as rerun's and get -o values').
 	if _, err := jobmodel.ReadRequest(ann, &req); err != nil {
-		return Values{}, fmt.Errorf("job %s: %w", obj.GetName(), err)
+		return Values{}, exit.UsageErrorf("job %s: %w", obj.GetName(), err)
 	}
 	if req.Storage == nil {
 		return Values{}, fmt.Errorf("job %s: %w", obj.GetName(), ErrNoStorage)
@@ -293,10 +295,10 @@ func Of(obj *unstructured.Unstructured) (Values, error) {
 		return Values{}, fmt.Errorf("job %s: %w", obj.GetName(), ErrNoStorage)
 	}
 	if dir := ann[jobmodel.JobDirAnnotation]; dir != v.JobDir {
-		return Values{}, fmt.Errorf("job %s: annotation %s (%q) is not the job directory of its request (%q)", obj.GetName(), jobmodel.JobDirAnnotation, dir, v.JobDir)
+		return Values{}, exit.UsageErrorf("job %s: annotation %s (%q) is not the job directory of its request (%q)", obj.GetName(), jobmodel.JobDirAnnotation, jobmodel.OneLine(dir), jobmodel.OneLine(v.JobDir))
 	}
 	if err := v.check(); err != nil {
-		return Values{}, fmt.Errorf("job %s: annotation %s: %w", obj.GetName(), jobmodel.RequestAnnotation, err)
+		return Values{}, exit.UsageErrorf("job %s: annotation %s: %w", obj.GetName(), jobmodel.RequestAnnotation, err)
 	}
 	return v, nil
 }

@@ -130,6 +130,10 @@ func TestOf(t *testing.T) {
 		if strings.HasPrefix(c.want, "has no") != errors.Is(err, storage.ErrNoStorage) {
 			t.Errorf("%s: errors.Is(ErrNoStorage) = %v", c.name, errors.Is(err, storage.ErrNoStorage))
 		}
+		// Malformed annotations are bad input (exit 2) wherever they are read.
+		if !strings.HasPrefix(c.want, "has no") && exit.Code(err) != exit.Usage {
+			t.Errorf("%s: exit %d, want 2", c.name, exit.Code(err))
+		}
 	}
 }
 
