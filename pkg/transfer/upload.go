@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -325,13 +326,22 @@ func (u *uploader) list(ctx context.Context, subPath, root string, timeout time.
 
 // attempt sends one archive of the entries send keeps.
 func (u *uploader) attempt(ctx context.Context, subPath string, entries []localEntry, send func(localEntry) bool, idle time.Duration, sent func(int64), warn func(string, ...any)) error {
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
 	// A stream that takes nothing for idle is broken: it is ended here and
-	// resumed.
+	// resumed. Once the archive is all sent, tar may take longer than that
+	// to finish (a slow flush to the volume): it is given finishTimeout.
+	var sentAll atomic.Bool
+	var stopped atomic.Pointer[error]
 	timer := time.AfterFunc(idle, func() {
-		pr.CloseWithError(&idleError{idle})
+		var err error = &idleError{idle}
+		if sentAll.Load() {
+			err = fmt.Errorf("tar did not finish within %s of the archive's last byte", finishTimeout(idle))
+		}
+		stopped.Store(&err)
+		pr.CloseWithError(err)
 		cancel()
 	})
 	defer timer.Stop()
@@ -343,6 +353,10 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 	written := make(chan error, 1)
 	go func() {
 		err := a.write(&idleWriter{w: pw, timer: timer, timeout: idle}, entries, send)
+		if err == nil {
+			sentAll.Store(true)
+			timer.Reset(finishTimeout(idle))
+		}
 		pw.CloseWithError(err)
 		written <- err
 	}()
@@ -362,6 +376,10 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 	case err == nil:
 		// tar ended before the archive did: nothing says it has all of it.
 		return &brokenStream{errors.New("tar ended before the end of the archive")}
+	case parent.Err() == nil && stopped.Load() != nil:
+		// The timer ended the stream, not the user: broken, to be resumed
+		// (never the context's own "canceled", which is an interruption).
+		return &brokenStream{*stopped.Load()}
 	}
 	if cerr := confinementError(err, stderr.String(), where); cerr != nil {
 		return cerr
@@ -380,6 +398,12 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 		return &brokenStream{idleErr}
 	}
 	return &brokenStream{err}
+}
+
+// finishTimeout is how long tar may take to finish once the archive's last
+// byte is sent: four idle timeouts, at least two minutes.
+func finishTimeout(idle time.Duration) time.Duration {
+	return max(4*idle, 2*time.Minute)
 }
 
 // idleWriter restarts the idle timer whenever a write goes through.

@@ -24,6 +24,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/storage"
@@ -40,6 +41,9 @@ type volumeShell struct {
 	breaks []int
 	// bin, when set, is the only directory of PATH (busyboxBin).
 	bin string
+	// finish is how long an extraction takes after tar is done, before
+	// the stream ends (a slow flush to a network volume).
+	finish time.Duration
 
 	mu       sync.Mutex
 	commands [][]string
@@ -111,6 +115,13 @@ func (v *volumeShell) Exec(ctx context.Context, _, _, _ string, command []string
 	err = cmd.Wait()
 	if ctx.Err() != nil {
 		return fmt.Errorf("%v: the command waited for the end of its stdin", ctx.Err())
+	}
+	if extraction >= 0 && v.finish > 0 {
+		select {
+		case <-time.After(v.finish):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	if limit >= 0 {
 		return errors.New("error writing to stream: connection reset by peer")
@@ -733,4 +744,22 @@ func TestACancelledUploadDeletesItsPod(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 	noPodsLeft(t, v)
+}
+
+// The idle timeout is for a stream that takes no byte: once the archive is
+// all sent, a tar that takes longer than it to finish (a slow flush) is
+// waited for, neither broken off nor taken for an interruption.
+func TestASlowFinishAfterTheLastByteIsNotIdle(t *testing.T) {
+	local := t.TempDir()
+	if err := os.WriteFile(filepath.Join(local, "f.bin"), blob(64<<10, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shell := &volumeShell{root: t.TempDir(), finish: 600 * time.Millisecond}
+	var warnings bytes.Buffer
+	res, err := Upload(context.Background(), UploadRequest{Volume: uploadVolume(t, shell), SubPath: "data", Local: local,
+		Retries: 1, Backoff: time.Millisecond, IdleTimeout: 150 * time.Millisecond, Warnings: &warnings})
+	if err != nil || res.Retries != 0 || warnings.Len() > 0 {
+		t.Errorf("upload: %v (exit %d), result %+v, warnings %q; want it done at once", err, exit.Code(err), res, warnings.String())
+	}
+	same(t, filepath.Join(local, "f.bin"), filepath.Join(shell.root, "data", "f.bin"))
 }
