@@ -19,6 +19,7 @@ PREREQUISITES=(
   ssh:openssh-client
   scp:openssh-client
   sshd:openssh-server
+  busybox:busybox
 )
 REAL_NODE_PREREQUISITES=(
   containerd:containerd

@@ -105,7 +105,19 @@ const statusNoTar = 127
 // and no option keeps absolute names or follows links. head stops after
 // the archive: nothing waits for the end of stdin, which a runtime may
 // not pass on. The script's status is tar's.
-const extractScript = `head -c "$2" | tar -x -o -f -`
+//
+// First, every symbolic link at or below the archive's top-level name ($3;
+// "." for the whole sub-path, see topNames) is removed: the volume is shared, and a link someone else made
+// there (data/alice/dataset -> ../bob) would take the files elsewhere, as
+// busybox tar writes through an existing link. The upload's own links are
+// in the archive and are made again.
+const extractScript = `size=$2
+shift 2
+for t in "$@"; do
+  if [ -L "./$t" ]; then rm -f -- "./$t" || exit; fi
+  if [ -d "./$t" ]; then find "./$t" -type l -exec rm -f -- {} + || exit; fi
+done
+head -c "$size" | tar -x -o -f -`
 
 // listScript lists the regular files below $2 as "SIZE ./NAME" lines.
 const listScript = `[ -e "$2" ] || exit 0
@@ -361,7 +373,7 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 		written <- err
 	}()
 	stderr := &tailBuffer{max: 64 << 10}
-	err = u.exec.Exec(ctx, u.Namespace, u.Pod, u.Container, confined(subPath, true, extractScript, strconv.FormatInt(size, 10)),
+	err = u.exec.Exec(ctx, u.Namespace, u.Pod, u.Container, confined(subPath, true, extractScript, append([]string{strconv.FormatInt(size, 10)}, topNames(entries, send)...)...),
 		remote.Streams{Stdin: pr, Stdout: io.Discard, Stderr: stderr})
 	// The writer may be blocked on a stream that ended: unblock it.
 	pr.CloseWithError(errStopped)
@@ -398,6 +410,32 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 		return &brokenStream{idleErr}
 	}
 	return &brokenStream{err}
+}
+
+// topNames are the names whose links extractScript removes: the archive's
+// one top-level name (a directory or file uploaded under its name), or "."
+// when it has several: a directory's content put into the sub-path itself,
+// which is then the upload's own target (and the list stays short).
+func topNames(entries []localEntry, send func(localEntry) bool) []string {
+	top := ""
+	for _, e := range entries {
+		if !send(e) {
+			continue
+		}
+		first, _, _ := strings.Cut(e.name, "/")
+		switch {
+		case first == "" || first == ".":
+			return []string{"."}
+		case top == "":
+			top = first
+		case first != top:
+			return []string{"."}
+		}
+	}
+	if top == "" {
+		return nil
+	}
+	return []string{top}
 }
 
 // finishTimeout is how long tar may take to finish once the archive's last

@@ -763,3 +763,94 @@ func TestASlowFinishAfterTheLastByteIsNotIdle(t *testing.T) {
 	}
 	same(t, filepath.Join(local, "f.bin"), filepath.Join(shell.root, "data", "f.bin"))
 }
+
+// A symbolic link someone else planted at or below the names the upload
+// writes (data/alice/dataset -> ../../other) is removed before tar runs,
+// so nothing is written through it: with GNU tar and with busybox tar,
+// which writes through an existing link.
+func TestUploadReplacesPlantedSymlinks(t *testing.T) {
+	t.Run("GNU", func(t *testing.T) { testUploadReplacesPlantedSymlinks(t, "") })
+	t.Run("busybox", func(t *testing.T) { testUploadReplacesPlantedSymlinks(t, busyboxBin(t)) })
+}
+
+func testUploadReplacesPlantedSymlinks(t *testing.T, bin string) {
+	local := filepath.Join(t.TempDir(), "dataset")
+	for name, content := range map[string]string{"a.txt": "mine\n", "sub/b.txt": "mine too\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(local, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(local, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	single := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(single, []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	other := filepath.Join(root, "data", "bob")
+	if err := os.MkdirAll(filepath.Join(other, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("bob's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alice := filepath.Join(root, "data", "alice")
+	if err := os.MkdirAll(filepath.Join(alice, "kept"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"dataset":      "../bob",           // the target's own name
+		"notes.txt":    "../bob/notes.txt", // a file uploaded by name
+		"kept/sub":     "../../bob/sub",    // below a name the upload writes
+		"unrelated.ln": "../bob",           // not a name of the upload: left alone
+	} {
+		if err := os.Symlink(target, filepath.Join(alice, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shell := &volumeShell{root: root, bin: bin}
+	v := uploadVolume(t, shell)
+	for _, up := range []UploadRequest{
+		{Volume: v, SubPath: "data/alice", Local: local, Into: "dataset"},
+		{Volume: v, SubPath: "data/alice", Local: single, Into: "notes.txt"},
+		{Volume: v, SubPath: "data/alice", Local: local, Into: "kept"},
+	} {
+		if _, err := Upload(context.Background(), up); err != nil {
+			t.Fatalf("upload of %s into %s: %v", up.Local, up.Into, err)
+		}
+	}
+	if got := tree(t, other); strings.Join(got, ",") != "notes.txt: 6,sub/" {
+		t.Errorf("bob's directory now holds %q; want it untouched", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(other, "notes.txt")); string(data) != "bob's\n" {
+		t.Errorf("bob's notes now hold %q", data)
+	}
+	for path, want := range map[string]string{"dataset/a.txt": "mine\n", "dataset/sub/b.txt": "mine too\n", "notes.txt": "my notes\n", "kept/sub/b.txt": "mine too\n"} {
+		if data, err := os.ReadFile(filepath.Join(alice, path)); err != nil || string(data) != want {
+			t.Errorf("data/alice/%s: %q, %v; want %q", path, data, err, want)
+		}
+	}
+	if target, err := os.Readlink(filepath.Join(alice, "unrelated.ln")); err != nil || target != "../bob" {
+		t.Errorf("a link the upload does not write was changed: %q, %v", target, err)
+	}
+
+	// A directory's content into the sub-path itself (--code dir: into the
+	// job's code directory): the links below it go.
+	code := filepath.Join(root, "jobs", "j-abcde", "code")
+	if err := os.MkdirAll(code, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../data/bob/sub", filepath.Join(code, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Upload(context.Background(), UploadRequest{Volume: v, SubPath: "jobs/j-abcde/code", Local: local}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, other); strings.Join(got, ",") != "notes.txt: 6,sub/" {
+		t.Errorf("after the code upload, bob's directory holds %q", got)
+	}
+	if data, err := os.ReadFile(filepath.Join(code, "sub", "b.txt")); err != nil || string(data) != "mine too\n" {
+		t.Errorf("code/sub/b.txt: %q, %v", data, err)
+	}
+}

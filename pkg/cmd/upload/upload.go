@@ -88,13 +88,16 @@ the kubelet makes for a job's mounts are root's, and jobs write as any user.
 The files it writes belong to root, with their local permissions (no
 setuid, setgid or sticky bit). A namespace that enforces Pod Security
 "restricted" refuses it; "baseline" admits it. Its image (--fetcher-image,
-or the fetcher-image setting) needs sh, sleep, head, mkdir, tar, find and
-stat.
+or the fetcher-image setting) needs sh, sleep, head, mkdir, rm, tar, find
+and stat.
 
 Nothing lands outside the target: a symbolic link inside LOCAL_PATH is sent
 as a link when it points inside LOCAL_PATH, and left out with a warning
 when it points elsewhere; named pipes, devices and sockets are left out; on
-the volume, a directory of the target that is a symbolic link is refused.
+the volume, a directory of the target that is a symbolic link is refused,
+and a symbolic link at or below LOCAL_PATH's name there (one someone else
+made on the shared volume) is removed before anything is written, so that
+nothing is written through it.
 A LOCAL_PATH that is itself a symbolic link is followed. Files already in
 the target are replaced.
 
