@@ -207,6 +207,12 @@ func (s *Submission) fillStorage(ctx context.Context, req *Request, resolved map
 	if err := remarshal(resolved, &raw); err != nil {
 		return exit.UsageErrorf("storage: %v", err)
 	}
+	// Values that say the code was uploaded (a job file, get -o values, a
+	// rerun) bring no code: it was on the old job's directory, and the new
+	// job's would be empty. The directory must be given again.
+	if code, _ := resolved["code"].(map[string]any); code != nil && code["dir"] == true && !s.uploadsCode() {
+		return exit.UsageErrorf("%s: the job's code was uploaded with --code dir:PATH and is not kept with its values: give --code dir:PATH to upload it for this job", req.Source("code.dir"))
+	}
 	v := raw.Storage.Values
 	v.Spec = v.Spec.Normalized()
 	origin := "the job file's storage"
@@ -370,6 +376,12 @@ func storageOf(resolved map[string]any) (storage.Values, error) {
 	err := remarshal(resolved, &raw)
 	raw.Storage.Spec = raw.Storage.Spec.Normalized()
 	return raw.Storage, err
+}
+
+// uploadsCode is true when --code dir:PATH is given: the submission
+// uploads code.
+func (s *Submission) uploadsCode() bool {
+	return s.Flags.Changed != nil && s.Flags.Changed("code") && strings.HasPrefix(s.Flags.Code, "dir:")
 }
 
 // uploadCode uploads --code dir:PATH onto the job's storage before the job

@@ -356,3 +356,21 @@ func TestGitCodeFromValuesIsChecked(t *testing.T) {
 		t.Errorf("a plain URL, ref and subdir: %v", err)
 	}
 }
+
+// A job file or a rerun whose values say the code was uploaded (code.dir)
+// brings no code: the new job's code directory would be empty. It needs
+// --code dir:PATH again.
+func TestUploadedCodeFromValuesNeedsTheDirectory(t *testing.T) {
+	s, _ := storageSubmission(t, map[string]string{"storage": "pvc:team-data", "name": "again"})
+	s.JobFiles = []render.ValueFile{{Name: "(the values recorded on tf/first)", Data: []byte("code:\n  dir: true\nworkingDir: /workspace\n")}}
+	_, err := s.Run(context.Background())
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "give --code dir:PATH") {
+		t.Errorf("values with code.dir and no --code: %v (exit %d), want exit 2 asking for --code dir:PATH", err, exit.Code(err))
+	}
+	dir := t.TempDir()
+	s, _ = storageSubmission(t, map[string]string{"storage": "pvc:team-data", "name": "again", "code": "dir:" + dir})
+	s.JobFiles = []render.ValueFile{{Name: "(the values recorded on tf/first)", Data: []byte("code:\n  dir: true\nworkingDir: /workspace\n")}}
+	if _, err := s.Run(context.Background()); err != nil {
+		t.Errorf("with --code dir:: %v", err)
+	}
+}
