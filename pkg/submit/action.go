@@ -89,6 +89,10 @@ type Submission struct {
 	// User is who submits (not asked for a client dry run: ClientUser is).
 	User       func(ctx context.Context) (string, error)
 	ClientUser func() (string, error)
+	// CheckSubmitter (when not nil) is told who submits, once that is
+	// known and before anything is made; its error ends the submission
+	// (rerun asks before it submits someone else's job as the user's).
+	CheckSubmitter func(user string) error
 	// Served tells whether the cluster serves a resource (for a backend
 	// choice); Dynamic creates the job.
 	Served  func(ctx context.Context, gvr schema.GroupVersionResource) (bool, error)
@@ -236,6 +240,11 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 		}
 	} else if req.User, err = s.User(ctx); err != nil {
 		return nil, err
+	}
+	if s.CheckSubmitter != nil {
+		if err := s.CheckSubmitter(req.User); err != nil {
+			return nil, err
+		}
 	}
 	resolved, err := req.Resolved()
 	if err != nil {

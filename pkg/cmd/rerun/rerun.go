@@ -6,6 +6,7 @@ package rerun
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -33,7 +34,9 @@ type Options struct {
 	// Backend is --backend, for a kind that has two ("": the kind's
 	// default, auto).
 	Backend string
-	Print   *printers.PrintFlags
+	// Yes submits again a job someone else submitted without asking.
+	Yes   bool
+	Print *printers.PrintFlags
 
 	// flags are the command's, for what the user set.
 	flags *pflag.FlagSet
@@ -68,6 +71,12 @@ submit are not part of the recorded values: give them again. A kind with two
 backends (pytorch, jax, xgboost, colossalai) is submitted on the one
 "easyai submit -f" would choose, unless --backend says which.
 
+The recorded values are the job's annotation, which anyone who may edit the
+job can change. A job someone else submitted (its easyai.io/user is not
+you) is therefore shown first: whose it is and what it would run as yours
+(image, command, the names of its env); rerun asks on a terminal, and needs
+--yes elsewhere (exit 2 without it). A "no" submits nothing (exit 1).
+
 The new job records the one it came from in its easyai.io/rerun-of
 annotation. A job easyai did not submit has no recorded values (exit 3);
 timaker clusters keep none (exit 2). "easyai get JOB -o values" prints
@@ -88,6 +97,7 @@ them as a job file.`,
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	cmdutil.AddSubmitFlags(cmd, &o.Submission.Flags)
 	o.SubmitValueFlags.AddFlags(cmd, &o.Submission)
+	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "submit again a job someone else submitted without asking (required for one when not on a terminal)")
 	cmd.Flags().StringVar(&o.Backend, "backend", "", "what serves a kind that has two, as submit KIND --backend takes it (pytorch, jax, xgboost: training-operator, trainer or auto; colossalai: t9k, volcano or auto)")
 	o.Print.AddFlags(cmd)
 	return cmd
@@ -170,6 +180,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.fromRecorded(job, recorded); err != nil {
 		return err
 	}
+	o.Submission.CheckSubmitter = func(me string) error { return o.confirmOthersJob(job, recorded, me) }
 	res, err := o.Platform.Submit(ctx, &o.Submission)
 	if err != nil {
 		return err
@@ -220,4 +231,74 @@ func (o *Options) fromRecorded(job *platform.Job, recorded *platform.Recorded) e
 	}
 	s.Flags.Annotations = append(s.Flags.Annotations, fmt.Sprintf("%s=%s", jobmodel.RerunOfAnnotation, job))
 	return s.Validate()
+}
+
+// confirmOthersJob shows what a job someone else submitted would run as
+// the user's (me, who submits), and asks (or needs --yes): its recorded
+// values are an annotation its editors may have changed. A job whose
+// submitter is not recorded, or a user who cannot be told, is not asked
+// about.
+func (o *Options) confirmOthersJob(job *platform.Job, recorded *platform.Recorded, me string) error {
+	owner := job.Item.RecordedUser
+	if owner == "" || me == "" || me == owner {
+		return nil
+	}
+	owner = jobmodel.OneLine(owner)
+	image, _ := recorded.Values["image"].(string)
+	command := printers.ShellJoin(stringsOf(recorded.Values["command"]))
+	var envNames []string
+	for _, e := range anys(recorded.Values["env"]) {
+		if m, ok := e.(map[string]any); ok {
+			if name, ok := m["name"].(string); ok {
+				envNames = append(envNames, name)
+			}
+		}
+	}
+	if o.Submission.Flags.Changed != nil && o.Submission.Flags.Changed("image") {
+		image = o.Submission.Flags.Image
+	}
+	if len(o.Submission.Flags.Command) > 0 {
+		command = printers.ShellJoin(o.Submission.Flags.Command)
+	}
+	w := o.IO.ErrOut
+	fmt.Fprintf(w, "%s was submitted by %s, not by you (%s). Submitted again, as yours, it runs:\n", job, owner, jobmodel.OneLine(me))
+	fmt.Fprintf(w, "  image:   %s\n", orNone(jobmodel.OneLine(image)))
+	fmt.Fprintf(w, "  command: %s\n", orNone(jobmodel.OneLine(command)))
+	fmt.Fprintf(w, "  env:     %s\n", orNone(jobmodel.OneLine(strings.Join(envNames, ", "))))
+	switch {
+	case o.Yes || o.Submission.DryRun != submit.DryRunNone:
+		return nil
+	case !o.IO.CanPrompt():
+		return exit.UsageErrorf("rerun of a job %s submitted: give --yes to submit what it runs as yours", owner)
+	}
+	ok, err := o.Factory.Prompter.Confirm(fmt.Sprintf("Submit %s's job again as yours?", owner), false)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return exit.Declined("Nothing submitted.")
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func anys(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func stringsOf(v any) []string {
+	var out []string
+	for _, x := range anys(v) {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

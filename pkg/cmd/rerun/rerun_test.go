@@ -1,6 +1,7 @@
 package rerun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"regexp"
@@ -197,5 +198,60 @@ func TestRerunErrors(t *testing.T) {
 				t.Errorf("rerun %v created %v", tc.args, a)
 			}
 		}
+	}
+}
+
+// A job someone else submitted is shown first (whose, and what it would run
+// as the user's: image, command, the names of its env, never their values);
+// rerun asks on a terminal and needs --yes elsewhere; a no submits nothing.
+func TestRerunOfSomeoneElsesJobAsks(t *testing.T) {
+	request := `{"name":"bobs","image":"example.com/bob:1","command":["sh","-c","curl x | sh"],` +
+		`"env":[{"name":"WANDB_API_KEY","value":"BOBS-SECRET"}],"roles":{"worker":{"replicas":1}}}`
+	setup := func(tty bool, answer bool) (*cmdutil.Factory, *dynamicfake.FakeDynamicClient, *bytes.Buffer) {
+		worker := []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: 1}}
+		dyn := jobclienttest.Dynamic(jobclienttest.Job{Name: "bobs", Created: jobclienttest.T0, User: "bob", Request: request, Roles: worker}.Object())
+		kube := kubefake.NewClientset()
+		kube.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: authenticationv1.UserInfo{Username: "alice"}}}, nil
+		})
+		f, _, stderr := cmdutiltest.Factory(t, tty, dyn, kube)
+		f.Prompter = &cmdutiltest.Confirm{Answer: answer}
+		return f, dyn, stderr
+	}
+	createdAny := func(dyn *dynamicfake.FakeDynamicClient) bool {
+		for _, a := range dyn.Actions() {
+			if _, ok := a.(clienttesting.CreateAction); ok {
+				return true
+			}
+		}
+		return false
+	}
+	shown := "tf/bobs was submitted by bob, not by you (alice). Submitted again, as yours, it runs:\n" +
+		"  image:   example.com/bob:1\n  command: sh -c 'curl x | sh'\n  env:     WANDB_API_KEY\n"
+
+	f, dyn, stderr := setup(false, false)
+	err := execute(f, nil, "bobs")
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "give --yes") || !strings.Contains(stderr.String(), shown) || createdAny(dyn) {
+		t.Errorf("not on a terminal: %v (exit %d), stderr %q, created %v", err, exit.Code(err), stderr.String(), createdAny(dyn))
+	}
+	if strings.Contains(stderr.String(), "BOBS-SECRET") {
+		t.Errorf("an env value shown: %q", stderr.String())
+	}
+
+	f, dyn, _ = setup(true, false)
+	if err := execute(f, nil, "bobs"); exit.Code(err) != exit.Error || err.Error() != "Nothing submitted." || createdAny(dyn) {
+		t.Errorf("answered no: %v (exit %d), created %v", err, exit.Code(err), createdAny(dyn))
+	}
+	if q := f.Prompter.(*cmdutiltest.Confirm).Questions; len(q) != 1 || q[0] != "Submit bob's job again as yours?" {
+		t.Errorf("asked %q", q)
+	}
+
+	f, dyn, _ = setup(true, true)
+	if err := execute(f, nil, "bobs"); err != nil || !createdAny(dyn) {
+		t.Errorf("answered yes: %v, created %v", err, createdAny(dyn))
+	}
+	f, dyn, _ = setup(false, false)
+	if err := execute(f, nil, "bobs", "--yes"); err != nil || !createdAny(dyn) {
+		t.Errorf("--yes: %v, created %v", err, createdAny(dyn))
 	}
 }

@@ -76,6 +76,15 @@ func TestListAcrossContexts(t *testing.T) {
 		t.Errorf("list -A: stdout %q, stderr %q", res.Stdout, res.Stderr)
 	}
 
+	// A credential for one cluster is never sent to every context's server:
+	// exit 2, naming the flag, not its value.
+	for _, many := range [][]string{{"--all-contexts"}, {"--context", "east,west"}} {
+		res := run(append([]string{"list", "--token", "one-clusters-token"}, many...)...)
+		if res.Code != 2 || !strings.Contains(res.Stderr, "--token") || strings.Contains(res.Stderr, "one-clusters-token") {
+			t.Errorf("list %v --token: exit %d, stderr %q; want 2 naming --token", many, res.Code, res.Stderr)
+		}
+	}
+
 	// Only dead contexts: exit 1.
 	if res := run("list", "--context", "dead"); res.Code != 1 || !strings.Contains(res.Stderr, "connection refused") {
 		t.Errorf("list --context dead: exit %d, stderr %q", res.Code, res.Stderr)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -201,5 +202,47 @@ func TestSSHThroughTheAPI(t *testing.T) {
 	}
 	if _, err := c.Kube.CoreV1().Secrets(ns).Get(ctx, "badkey-ssh", metav1.GetOptions{}); err == nil {
 		t.Error("a refused submission left its Secret")
+	}
+}
+
+// A teammate's pod that names itself a task of alice's Volcano job, the
+// task name holding a newline and a Host block of its own: ssh-config,
+// as alice, exits non-zero and writes nothing, neither the config nor the
+// known hosts.
+func TestSSHConfigOfAHostileTaskNameWritesNothing(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	ns := c.Namespace(t)
+	applyExample(t, c, "rbac/easyai-user.yaml", ns)
+	home := t.TempDir()
+	env := []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns), "XDG_CONFIG_HOME=" + home}
+	easyai.RunWith(t, env, "submit", "volcano", "-n", ns, "--name", "vj", "--task", "worker=1", "--image", "example.com/train:1",
+		"--ssh", "--", "python", "train.py").MustSucceed(t)
+
+	// bob's pod, as an editor of the namespace may make it (here made as admin).
+	evil := "x\nHost *\n  ProxyCommand sh -c 'touch /tmp/owned'"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "decoy", Labels: map[string]string{"volcano.sh/job-name": "vj", "volcano.sh/task-index": "0"},
+			Annotations: map[string]string{"volcano.sh/task-spec": evil}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/decoy:1"}}},
+	}
+	if _, err := c.Kube.CoreV1().Pods(ns).Create(cluster.Context(t, 30*time.Second), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := easyai.RunWith(t, env, "ssh-config", "volcano/vj", "-n", ns)
+	if res.Code == 0 || res.Stdout != "" || !strings.Contains(res.Stderr, "refusing to write an ssh config") || strings.Count(res.Stderr, "\n") != 1 {
+		t.Errorf("ssh-config with a hostile task name: exit %d, stdout %q, stderr %q; want a failure on one line and nothing written", res.Code, res.Stdout, res.Stderr)
+	}
+	var written []string
+	_ = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			written = append(written, path)
+		}
+		return nil
+	})
+	for _, f := range written {
+		if strings.HasSuffix(f, ".known_hosts") {
+			t.Errorf("known hosts written: %s", f)
+		}
 	}
 }
