@@ -223,7 +223,17 @@ func (o *Options) openInBrowser(login Login, secret bool) error {
 	if !secret {
 		return o.Browser.Open(login.URL)
 	}
-	page, err := writeRedirect(o.RedirectDir, login)
+	dir := o.RedirectDir
+	if _, system := o.Browser.(SystemBrowser); dir == "" && system {
+		// A snap browser cannot read /tmp: its own directory, or say so.
+		if name := systemLookups.snapName(); name != "" {
+			home, _ := os.UserHomeDir()
+			if dir = snapPageDir(name, home); dir == "" {
+				return fmt.Errorf("the browser is the snap %s, which cannot read the page that logs it in; open it yourself: --no-browser --show-token prints the URL", name)
+			}
+		}
+	}
+	page, err := writeRedirect(dir, login)
 	if err != nil {
 		return fmt.Errorf("writing the page that logs the browser in: %w", err)
 	}

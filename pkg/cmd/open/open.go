@@ -42,9 +42,12 @@ is it on the browser's command line, which other users of the host can
 see: easyai writes a page (mode 0600, in a new private directory under
 $XDG_RUNTIME_DIR or the temporary directory) that redirects to the URL with
 the token, or posts it to the tool's login form (code-server's), opens
-that page, and removes it after a minute or when open ends. The browser is
-opened when there is
-one ($BROWSER, or a display on Linux) and not --no-browser.`,
+that page, and removes it after a minute or when open ends. A browser
+installed as a snap (Ubuntu's Firefox) cannot read those directories: the
+page then goes to its own ~/snap/NAME/common, or, without one, open says so
+in one line (--no-browser --show-token prints the URL to open yourself). The
+browser is opened when there is one ($BROWSER, or a display on Linux) and not
+--no-browser.`,
 		Example: `  easyai open mnist tensorboard
   easyai open mnist jupyter --no-browser
   easyai open mnist code-server
