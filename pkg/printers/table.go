@@ -11,6 +11,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
 // Table collects rows and prints them all at once, so columns line up.
@@ -29,11 +31,12 @@ func NewTable(w io.Writer, aligned bool, header ...string) *Table {
 }
 
 // AddRow adds a row; an empty cell is printed as "-" so cells never vanish
-// when a line is split on whitespace.
+// when a line is split on whitespace. Cells hold text from the cluster:
+// every control character (tabs, newlines, escapes) is printed as a space.
 func (t *Table) AddRow(cells ...string) {
 	row := make([]string, len(cells))
 	for i, c := range cells {
-		c = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(c)
+		c = jobmodel.OneLine(c)
 		if c == "" {
 			c = "-"
 		}

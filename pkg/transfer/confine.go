@@ -72,9 +72,9 @@ func checkSubPath(what, p string) error {
 func confinementError(err error, stderr string, where string) error {
 	switch exitStatus(err) {
 	case statusSymlink:
-		return fmt.Errorf("%s: %s", where, lastLine(stderr, "a directory of the path is a symbolic link: not followed"))
+		return fmt.Errorf("%s: %s", where, cutLine(lastLine(stderr, "a directory of the path is a symbolic link: not followed")))
 	case statusMissing:
-		return exit.NotFoundErrorf("%s: %s", where, lastLine(stderr, "no such directory"))
+		return exit.NotFoundErrorf("%s: %s", where, cutLine(lastLine(stderr, "no such directory")))
 	}
 	return nil
 }

@@ -23,7 +23,9 @@ import (
 	"time"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
+	"k8s.io/klog/v2"
 )
 
 // Defaults of a Request's retries and limits.
@@ -418,10 +420,27 @@ func remoteExited(err error) bool {
 }
 
 func remoteMessage(err error, stderr *tailBuffer) string {
-	if msg := strings.TrimSpace(stderr.String()); msg != "" {
-		return msg
+	msg := strings.TrimSpace(stderr.String())
+	if msg == "" {
+		return err.Error()
 	}
-	return err.Error()
+	// The container wrote it: one line of at most 200 characters in the
+	// error, the whole at -v 4.
+	klog.V(4).InfoS("the remote command's stderr", "stderr", msg)
+	return cutLine(lastLine(msg, msg))
+}
+
+// maxRemoteLine is how much of a remote command's stderr an error shows.
+const maxRemoteLine = 200
+
+// cutLine is s made one line (control characters as spaces) and cut at
+// maxRemoteLine characters.
+func cutLine(s string) string {
+	s = jobmodel.OneLine(s)
+	if r := []rune(s); len(r) > maxRemoteLine {
+		s = string(r[:maxRemoteLine]) + "…"
+	}
+	return s
 }
 
 // remoteSize is the source's size in bytes as du counts it, -1 when du

@@ -490,3 +490,17 @@ func TestDownloadResumesAStreamThatStoppedBetweenEntries(t *testing.T) {
 		t.Errorf("tree %s", got)
 	}
 }
+
+// A remote command's stderr, which the container writes, is one line of at
+// most 200 characters in an error: its last line, no control character.
+func TestRemoteMessageIsOneShortLine(t *testing.T) {
+	stderr := &tailBuffer{max: 64 << 10}
+	fmt.Fprintf(stderr, "first\nlast \x1b[2J%s\n", strings.Repeat("x", 500))
+	got := remoteMessage(errors.New("exit status 2"), stderr)
+	if strings.ContainsAny(got, "\x1b\n") || len([]rune(got)) != maxRemoteLine+1 || !strings.HasPrefix(got, "last  [2Jxxx") {
+		t.Errorf("%q", got)
+	}
+	if got := remoteMessage(errors.New("exit status 2"), &tailBuffer{max: 10}); got != "exit status 2" {
+		t.Errorf("without stderr: %q", got)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
@@ -155,7 +156,7 @@ func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 		if value == "" {
 			value = "-"
 		}
-		fmt.Fprintf(w, "%-12s%s\n", name+":", value)
+		fmt.Fprintf(w, "%-12s%s\n", name+":", jobmodel.OneLine(value))
 	}
 	field("Name", s.Name)
 	field("Namespace", s.Namespace)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -250,11 +251,23 @@ func printError(f *cmdutil.Factory, err error) int {
 		fmt.Fprintln(w, declined.Message)
 		return code
 	}
-	fmt.Fprintf(w, "Error: %v\n", err)
+	fmt.Fprintf(w, "Error: %s\n", printable(err.Error()))
 	if hint := exit.Hint(err); hint != "" {
-		fmt.Fprintf(w, "Hint: %s\n", hint)
+		fmt.Fprintf(w, "Hint: %s\n", printable(hint))
 	}
 	return code
+}
+
+// printable is an error's text for the terminal: it may hold text from the
+// cluster or a container, so every control character but the newline and
+// the tab (an escape, a carriage return) is printed as a space.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // classify turns cobra's own usage errors (an unknown command, a missing

@@ -260,3 +260,15 @@ func TestADeclinedPromptIsExit1(t *testing.T) {
 		t.Errorf("Ctrl-C: exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// An error's text may hold a container's or the cluster's: no escape or
+// carriage return reaches the terminal.
+func TestErrorsArePrintable(t *testing.T) {
+	f := factory.New()
+	io, _, _, errOut := iostreams.Test()
+	f.IOStreams = io
+	printError(f, exit.WithHint(errors.New("tar failed: \x1b]0;owned\x07\rgone\u009b2J\nsecond line"), "hint \x1b[31m"))
+	if got := errOut.String(); got != "Error: tar failed:  ]0;owned  gone 2J\nsecond line\nHint: hint  [31m\n" {
+		t.Errorf("stderr %q", got)
+	}
+}

@@ -216,8 +216,12 @@ func TestSSHConfigOfAHostileTaskNameWritesNothing(t *testing.T) {
 	applyExample(t, c, "rbac/easyai-user.yaml", ns)
 	home := t.TempDir()
 	env := []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns), "XDG_CONFIG_HOME=" + home}
+	identity := filepath.Join(t.TempDir(), "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", identity).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v: %s", err, out)
+	}
 	easyai.RunWith(t, env, "submit", "volcano", "-n", ns, "--name", "vj", "--task", "worker=1", "--image", "example.com/train:1",
-		"--ssh", "--", "python", "train.py").MustSucceed(t)
+		"--ssh", "--ssh-key", identity+".pub", "--", "python", "train.py").MustSucceed(t)
 
 	// bob's pod, as an editor of the namespace may make it (here made as admin).
 	evil := "x\nHost *\n  ProxyCommand sh -c 'touch /tmp/owned'"
