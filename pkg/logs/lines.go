@@ -1,6 +1,8 @@
 package logs
 
 import (
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+
 	"bufio"
 	"bytes"
 	"errors"
@@ -89,6 +91,7 @@ var colours = []string{"32", "33", "34", "35", "36", "91", "92", "93", "94", "95
 // prefixOf is "[worker-0] ", coloured by a hash of the name so a replica keeps
 // its colour across runs.
 func prefixOf(name string, colour bool) string {
+	name = jobmodel.OneLine(name) // a replica's name is the cluster's
 	if !colour {
 		return "[" + name + "] "
 	}

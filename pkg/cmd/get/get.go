@@ -228,15 +228,15 @@ func printLastLines(w io.Writer, ll jobclient.LastLines) {
 	if ll.Previous {
 		run = "its previous run"
 	}
-	fmt.Fprintf(w, "\nLast lines of %s (container %s, %s, exit code %d):\n", ll.Task, ll.Container, run, ll.ExitCode)
+	fmt.Fprintf(w, "\nLast lines of %s (container %s, %s, exit code %d):\n", jobmodel.OneLine(ll.Task), jobmodel.OneLine(ll.Container), run, ll.ExitCode)
 	switch {
 	case ll.Error != "":
-		fmt.Fprintf(w, "  (%s)\n", ll.Error)
+		fmt.Fprintf(w, "  (%s)\n", jobmodel.OneLine(ll.Error))
 	case len(ll.Lines) == 0:
 		fmt.Fprintln(w, "  (no output)")
 	}
 	for _, line := range ll.Lines {
-		fmt.Fprintf(w, "  %s\n", line)
+		fmt.Fprintf(w, "  %s\n", jobmodel.OneLine(line))
 	}
 }
 
