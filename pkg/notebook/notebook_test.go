@@ -109,7 +109,7 @@ func TestTheSubmissionMakesANotebook(t *testing.T) {
 			mounts[mm["mountPath"].(string)] = sp
 		}
 	}
-	if mounts["/notebooks/home"] != "vision/notebook/alice_corp" || mounts["/notebooks/public"] != "vision/notebook/public" {
+	if mounts["/notebooks/home"] != "vision/notebook/alice_corp-244e5ee0" || mounts["/notebooks/public"] != "vision/notebook/public" {
 		t.Errorf("mounts %v", mounts)
 	}
 	if d, _, _ := unstructured.NestedInt64(obj.Object, "spec", "runPolicy", "activeDeadlineSeconds"); d != 86400 {

@@ -11,6 +11,8 @@ package storage
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
@@ -231,13 +233,25 @@ func (s Spec) Location(rel string) string {
 	return "pvc:" + s.Claim + ":" + p
 }
 
-// DefaultDataDir is data/{user}: user is made path-safe as a label value is.
+// DefaultDataDir is data/{user}, one directory per identity: a user name
+// that is already path-safe is kept as it is (alice); one that had to
+// change to be safe (alice@corp.com, cut at 63 characters, or with no safe
+// character at all) is its safe part and a short hash of the whole
+// identity (alice_corp.com-1f2e3d4c), so that two users never share one.
 func DefaultDataDir(user string) string {
 	u := jobmodel.LabelSafe(user)
-	if u == "" {
-		u = "unknown"
+	if u != "" && u == user {
+		return path.Join("data", u)
 	}
-	return path.Join("data", u)
+	sum := sha256.Sum256([]byte(user))
+	suffix := hex.EncodeToString(sum[:4])
+	if len(u) > 63-1-len(suffix) {
+		u = strings.TrimRight(u[:63-1-len(suffix)], "._-")
+	}
+	if u == "" {
+		u = "user"
+	}
+	return path.Join("data", u+"-"+suffix)
 }
 
 // CheckSubPath fails unless p is a clean relative path that stays below the

@@ -75,7 +75,7 @@ func TestDirsAndLocation(t *testing.T) {
 	if got := nfs.Location("data/bob"); got != "nfs:h:/ml/data/bob" {
 		t.Errorf("Location = %s", got)
 	}
-	if got := storage.DefaultDataDir("system:serviceaccount:ci:runner"); got != "data/system_serviceaccount_ci_runner" {
+	if got := storage.DefaultDataDir("system:serviceaccount:ci:runner"); got != "data/system_serviceaccount_ci_runner-b6bb33cf" {
 		t.Errorf("DefaultDataDir = %s", got)
 	}
 }
@@ -165,4 +165,33 @@ func FuzzOf(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// Each user has a directory of their own: two identities that read the
+// same once made path-safe (alice@corp.com, alice+corp.com), one cut at 63
+// characters or one with no safe character get a short hash of the whole
+// identity; a name that is already safe stays as it is.
+func TestDefaultDataDirIsOnePerUser(t *testing.T) {
+	users := []string{"alice", "alice@corp.com", "alice+corp.com", "alice_corp.com", "日本", "中文",
+		strings.Repeat("a", 70) + "1", strings.Repeat("a", 70) + "2", "system:serviceaccount:team-a:ci"}
+	seen := map[string]string{}
+	for _, u := range users {
+		d := storage.DefaultDataDir(u)
+		if other, ok := seen[d]; ok {
+			t.Errorf("%q and %q share %s", u, other, d)
+		}
+		seen[d] = u
+		if err := storage.CheckSubPath("data dir", d); err != nil || len(path.Base(d)) > 63 || strings.Count(d, "/") != 1 {
+			t.Errorf("%q: %q (%v)", u, d, err)
+		}
+	}
+	if d := storage.DefaultDataDir("alice"); d != "data/alice" {
+		t.Errorf("a safe name changed: %q", d)
+	}
+	if d := storage.DefaultDataDir("alice_corp.com"); d != "data/alice_corp.com" {
+		t.Errorf("a safe name changed: %q", d)
+	}
+	if d := storage.DefaultDataDir("alice@corp.com"); !strings.HasPrefix(d, "data/alice_corp.com-") {
+		t.Errorf("the readable part: %q", d)
+	}
 }

@@ -116,7 +116,7 @@ func TestStorageFromFlagsAndConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := requestOf(t, res.Object)
-	if v.Claim != "team" || v.Prefix != "vision" || !strings.HasPrefix(v.JobDir, "mnist-") || v.DataDir != "data/alice_corp" || !v.PersistLogs {
+	if v.Claim != "team" || v.Prefix != "vision" || !strings.HasPrefix(v.JobDir, "mnist-") || v.DataDir != "data/alice_corp-244e5ee0" || !v.PersistLogs {
 		t.Errorf("storage %+v: want the claim, a new job dir, data/USER and persisted logs", v)
 	}
 	if got := res.Object.GetAnnotations()[jobmodel.JobDirAnnotation]; got != v.JobDir {

@@ -70,7 +70,8 @@ target:
 
   --to data   (the default) PREFIX/data/USER, your data directory, which
               jobs mount read-only at /data_dir (USER as the API server
-              names you, made safe for a path)
+              names you; a name that is not path-safe, alice@corp.com,
+              is its safe part and a short hash: alice_corp.com-1a2b3c4d)
   --to share  PREFIX/share, the team's shared directory
   --to JOB    the job's PREFIX/JOBDIR/share_dir, its /share_dir; the job's
               own storage is used (a job submitted without --storage exits

@@ -154,7 +154,7 @@ func TestUploadIntoTheDataDirectory(t *testing.T) {
 			if err := run(newCmd(f, v), local, "-o", "json"); err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
-			b, err := os.ReadFile(filepath.Join(v.root, "teams/a/data/alice_example.com/imagenet/train/a.bin"))
+			b, err := os.ReadFile(filepath.Join(v.root, "teams/a/data/alice_example.com-ff8d9819/imagenet/train/a.bin"))
 			if err != nil || len(b) != 3<<20 {
 				t.Errorf("a.bin: %d bytes, %v", len(b), err)
 			}
@@ -167,9 +167,9 @@ func TestUploadIntoTheDataDirectory(t *testing.T) {
 				}
 				got = got[:strings.Index(got, "\n")+1] + got[i:]
 			}
-			want := "Uploading " + local + " to pvc:team-data:/teams/a/data/alice_example.com/imagenet\n" +
-				"Uploaded 2 files, 3.0 MiB to pvc:team-data:/teams/a/data/alice_example.com/imagenet in X\n" +
-				"Jobs you submit read it at /data_dir/imagenet, or at /data_dir with --data-dir data/alice_example.com/imagenet\n"
+			want := "Uploading " + local + " to pvc:team-data:/teams/a/data/alice_example.com-ff8d9819/imagenet\n" +
+				"Uploaded 2 files, 3.0 MiB to pvc:team-data:/teams/a/data/alice_example.com-ff8d9819/imagenet in X\n" +
+				"Jobs you submit read it at /data_dir/imagenet, or at /data_dir with --data-dir data/alice_example.com-ff8d9819/imagenet\n"
 			if got != want {
 				t.Errorf("stderr %q\nwant   %q", got, want)
 			}
@@ -177,8 +177,8 @@ func TestUploadIntoTheDataDirectory(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
 				t.Fatal(err)
 			}
-			if sum["storage"] != "pvc:team-data:/teams/a" || sum["path"] != "data/alice_example.com/imagenet" ||
-				sum["location"] != "pvc:team-data:/teams/a/data/alice_example.com/imagenet" || sum["pod"] != "easyai-upload-abcde" ||
+			if sum["storage"] != "pvc:team-data:/teams/a" || sum["path"] != "data/alice_example.com-ff8d9819/imagenet" ||
+				sum["location"] != "pvc:team-data:/teams/a/data/alice_example.com-ff8d9819/imagenet" || sum["pod"] != "easyai-upload-abcde" ||
 				sum["files"] != 2.0 || sum["dirs"] != 2.0 || sum["bytes"] != float64(3<<20+11) || sum["job"] != nil {
 				t.Errorf("summary %v", sum)
 			}
