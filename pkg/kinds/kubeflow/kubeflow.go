@@ -330,13 +330,25 @@ func (b Base) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]job
 		if role == "" {
 			continue
 		}
-		// The operator labels MPIJob's one launcher pod without an index.
+		// Labels are anyone's to write: a pod is the replica only under the
+		// name the operator gives it, JOB-ROLE-INDEX, which the replica's
+		// own pod holds while it exists. A teammate's pod with a replica's
+		// labels is not taken for it. An MPIJob's pods carry no index label:
+		// its launcher is JOB-launcher, its workers JOB-worker-INDEX.
+		prefix := obj.GetName() + "-" + strings.ToLower(role)
 		index := 0
 		if label, ok := p.Labels[kubeflowv1.ReplicaIndexLabel]; ok {
 			var err error
-			if index, err = strconv.Atoi(label); err != nil {
+			if index, err = strconv.Atoi(label); err != nil || p.Name != prefix+"-"+label {
 				continue
 			}
+		} else if p.Name != prefix {
+			rest, ok := strings.CutPrefix(p.Name, prefix+"-")
+			n, err := strconv.Atoi(rest)
+			if !ok || err != nil || n < 0 || strconv.Itoa(n) != rest {
+				continue
+			}
+			index = n
 		}
 		set.Observe(jobmodel.ReplicaFromPod(strings.ToLower(role), index, p))
 	}

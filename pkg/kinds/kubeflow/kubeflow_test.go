@@ -263,6 +263,10 @@ func TestReplicas(t *testing.T) {
 		pod("mnist-ps-0", "ps", "0", t0, corev1.PodRunning, nil),
 		// An older pod of worker 0 that is still being deleted: the newest stands for it.
 		pod("mnist-worker-0-old", "worker", "0", t0.Add(-time.Hour), corev1.PodFailed, nil),
+		// A teammate's pod with worker 0's labels, newer: not the replica,
+		// whose name is the operator's (JOB-ROLE-INDEX).
+		pod("decoy", "worker", "0", t0.Add(time.Hour), corev1.PodRunning, nil),
+		pod("mnist-worker-0-decoy", "worker", "0", t0.Add(time.Hour), corev1.PodRunning, nil),
 		pod("unrelated", "", "", t0, corev1.PodRunning, nil),
 	}
 	got, err := tfjob.New().Replicas(obj, pods)

@@ -156,3 +156,28 @@ func TestDecodeIsStrict(t *testing.T) {
 		t.Errorf("a misspelt field decoded: %v", err)
 	}
 }
+
+// The training-operator's MPIJob workers carry no index label (v1.9): the
+// index is in their name, JOB-worker-INDEX. A pod of another name with a
+// worker's labels is not a worker.
+func TestReplicasOfWorkersWithoutAnIndexLabel(t *testing.T) {
+	pod := func(name, role string, created time.Time) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{kubeflowv1.ReplicaTypeLabel: role},
+			CreationTimestamp: metav1.NewTime(created)}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	}
+	got, err := mpijob.New().Replicas(mpiJob(kubeflowv1.JobStatus{}), []corev1.Pod{
+		pod("allreduce-worker-1", "worker", t0), pod("allreduce-launcher", "launcher", t0), pod("allreduce-worker-0", "worker", t0),
+		pod("allreduce-worker-01", "worker", t0.Add(time.Hour)), pod("decoy", "worker", t0.Add(time.Hour)), pod("allreduce-launcher-x", "launcher", t0.Add(time.Hour)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, r := range got {
+		rows = append(rows, r.Task+" "+r.Pod)
+	}
+	want := []string{"launcher-0 allreduce-launcher", "worker-0 allreduce-worker-0", "worker-1 allreduce-worker-1"}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("replicas %q, want %q", rows, want)
+	}
+}

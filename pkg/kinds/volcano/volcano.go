@@ -461,6 +461,12 @@ func (Kind) Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmo
 		if name == "" || !ok {
 			continue
 		}
+		// Labels and annotations are anyone's to write: a pod is the
+		// replica only under the name Volcano gives it (JOB-TASK-INDEX),
+		// which the replica's own pod holds while it exists.
+		if p.Name != obj.GetName()+"-"+name+"-"+strconv.Itoa(index) {
+			continue
+		}
 		set.Observe(jobmodel.ReplicaFromPod(name, index, p))
 	}
 	return set.Sorted(roles), nil

@@ -179,6 +179,10 @@ func TestReplicas(t *testing.T) {
 		pod("vj-worker-1", "worker", "1", corev1.PodRunning, true),
 		pod("vj-master-0", "master", "", corev1.PodSucceeded, false), // index from the name
 		pod("stray", "", "", corev1.PodRunning, false),
+		// A teammate's pods with worker 0's labels: not the replica, whose
+		// name is Volcano's (JOB-TASK-INDEX).
+		pod("decoy", "worker", "0", corev1.PodRunning, true),
+		pod("vj-worker-0-x", "worker", "0", corev1.PodRunning, true),
 	}
 	got, err := volcano.New().Replicas(vcjob(t), pods)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"io/fs"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -205,11 +205,13 @@ func TestSSHThroughTheAPI(t *testing.T) {
 	}
 }
 
-// A teammate's pod that names itself a task of alice's Volcano job, the
-// task name holding a newline and a Host block of its own: ssh-config,
-// as alice, exits non-zero and writes nothing, neither the config nor the
-// known hosts.
-func TestSSHConfigOfAHostileTaskNameWritesNothing(t *testing.T) {
+// A teammate's pod that names itself worker-0 of alice's Volcano job (its
+// labels and a task name holding a newline and a Host block of its own) is
+// not taken for the replica: the replica is the pod Volcano named. get and
+// ssh-config, as alice, see only the real one, and the config holds only
+// easyai's own block. (A task name that is not a plain name is refused by
+// ssh-config itself: TestConfigRefusesWhatIsNotAPlainName.)
+func TestADecoyPodIsNotTakenForAReplica(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
 	ns := c.Namespace(t)
@@ -222,31 +224,29 @@ func TestSSHConfigOfAHostileTaskNameWritesNothing(t *testing.T) {
 	}
 	easyai.RunWith(t, env, "submit", "volcano", "-n", ns, "--name", "vj", "--task", "worker=1", "--image", "example.com/train:1",
 		"--ssh", "--ssh-key", identity+".pub", "--", "python", "train.py").MustSucceed(t)
+	c.WaitPodPhase(t, ns, "vj-worker-0", string(corev1.PodRunning), 90*time.Second)
 
-	// bob's pod, as an editor of the namespace may make it (here made as admin).
-	evil := "x\nHost *\n  ProxyCommand sh -c 'touch /tmp/owned'"
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "decoy", Labels: map[string]string{"volcano.sh/job-name": "vj", "volcano.sh/task-index": "0"},
-			Annotations: map[string]string{"volcano.sh/task-spec": evil}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/decoy:1"}}},
-	}
-	if _, err := c.Kube.CoreV1().Pods(ns).Create(cluster.Context(t, 30*time.Second), pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	res := easyai.RunWith(t, env, "ssh-config", "volcano/vj", "-n", ns)
-	if res.Code == 0 || res.Stdout != "" || !strings.Contains(res.Stderr, "refusing to write an ssh config") || strings.Count(res.Stderr, "\n") != 1 {
-		t.Errorf("ssh-config with a hostile task name: exit %d, stdout %q, stderr %q; want a failure on one line and nothing written", res.Code, res.Stdout, res.Stderr)
-	}
-	var written []string
-	_ = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			written = append(written, path)
+	// bob's pods, as an editor of the namespace may make them (here as admin), newer than the replica's.
+	for name, task := range map[string]string{"decoy": "worker", "vj-worker-0-x": "x\nHost *\n  ProxyCommand sh -c 'touch /tmp/owned'"} {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"volcano.sh/job-name": "vj", "volcano.sh/task-index": "0"},
+				Annotations: map[string]string{"volcano.sh/task-spec": task}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/decoy:1"}}},
 		}
-		return nil
-	})
-	for _, f := range written {
-		if strings.HasSuffix(f, ".known_hosts") {
-			t.Errorf("known hosts written: %s", f)
+		if _, err := c.Kube.CoreV1().Pods(ns).Create(cluster.Context(t, 30*time.Second), pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
 		}
+	}
+	res := easyai.RunWith(t, env, "get", "volcano/vj", "-n", ns, "-o", "json").MustSucceed(t)
+	var doc struct {
+		Replicas []struct{ Task, Pod string } `json:"replicas"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || len(doc.Replicas) != 1 || doc.Replicas[0].Task != "worker-0" || doc.Replicas[0].Pod != "vj-worker-0" {
+		t.Errorf("get: replicas %+v (%v); want worker-0 on vj-worker-0 only", doc.Replicas, err)
+	}
+	res = easyai.RunWith(t, env, "ssh-config", "volcano/vj", "-n", ns).MustSucceed(t)
+	if strings.Count(res.Stdout, "\nHost ")+strings.Count(res.Stdout[:min(5, len(res.Stdout))], "Host ") != 1 ||
+		!strings.Contains(res.Stdout, "Host worker-0.vj."+ns+"\n") || strings.Contains(res.Stdout, "Host *") || strings.Contains(res.Stdout, "owned") {
+		t.Errorf("ssh-config:\n%s", res.Stdout)
 	}
 }

@@ -4,6 +4,7 @@ package realnode
 
 import (
 	_ "embed"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -146,6 +147,21 @@ print("rank %d of %d on %s: allreduce %d (want 3)" % (comm.rank, comm.size, MPI.
 		if !want.MatchString(logs.Stdout) {
 			t.Errorf("the launcher's log has no line %s:\n%s", want, logs.Stdout)
 		}
+	}
+	// get names each replica's own pod (the operator labels an MPIJob's
+	// pods without an index: it is in their names).
+	res = easyai.RunWith(t, alice, "get", "mpi", "-o", "json").MustSucceed(t)
+	var doc struct {
+		Replicas []struct{ Task, Pod string } `json:"replicas"`
+	}
+	var pods []string
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err == nil {
+		for _, r := range doc.Replicas {
+			pods = append(pods, r.Task+"="+r.Pod)
+		}
+	}
+	if strings.Join(pods, ",") != "launcher-0=mpi-launcher,worker-0=mpi-worker-0,worker-1=mpi-worker-1" {
+		t.Errorf("get's replicas %v", pods)
 	}
 	// Each rank ran on its own worker.
 	if ranks := regexp.MustCompile(`on (mpi-worker-\d):`).FindAllStringSubmatch(logs.Stdout, -1); len(ranks) != 2 || ranks[0][1] == ranks[1][1] {
