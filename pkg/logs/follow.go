@@ -204,7 +204,7 @@ func (c *Config) follow(ctx context.Context, selected, replicas []jobmodel.Repli
 	}
 	eventCh := eventWatch.ResultChan()
 
-	out := &lineWriter{w: c.Out}
+	out := &lineWriter{w: c.Out, terminal: c.Terminal}
 	followCtx, stopFollowing := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	// However following ends, the streams stop and what they read is shown.

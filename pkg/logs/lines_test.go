@@ -265,3 +265,56 @@ func TestLinesAreWrittenTogetherAndAFailedWriteStopsThem(t *testing.T) {
 		t.Errorf("held line not written within 5 s: %q", sb.String())
 	}
 }
+
+func TestTerminalSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain line":                          "plain line",
+		"\x1b[31mred\x1b[0m and \x1b[1;32mok": "\x1b[31mred\x1b[0m and \x1b[1;32mok",
+		"title\x1b]0;owned\x07 after":         "title after",
+		"clip\x1b]52;c;ZXZpbA==\x1b\\ after":  "clip after",
+		"clear\x1b[2J\x1b[H home":             "clear home",
+		"tab\tkept, cr\rand bell\a":           "tab\tkept, cr and bell ",
+		"c1 \u009b2J raw \x9b2J":              "c1  2J raw \ufffd2J",
+		"cut \x1b]8;;http://evil":             "cut ",
+		"lone \x1b":                           "lone ",
+	} {
+		if got := terminalSafe(in); got != want {
+			t.Errorf("terminalSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzTerminalSafe: whatever a container writes, a terminal gets printable
+// text, tabs, and colour sequences (ESC [ digits ; m) only.
+func FuzzTerminalSafe(f *testing.F) {
+	f.Add("\x1b[31mred\x1b]0;t\x07\x1b[2J\r\x9b")
+	f.Add("\x1b[1;2;3m\x1b[?25l\x1bP1$r\x1b\\")
+	f.Fuzz(func(t *testing.T, in string) {
+		out := terminalSafe(in)
+		if !utf8.ValidString(out) {
+			t.Fatalf("not UTF-8: %q", out)
+		}
+		for i := 0; i < len(out); i++ {
+			c := out[i]
+			if c == 0x1b {
+				j := i + 2
+				for j < len(out) && (out[j] >= '0' && out[j] <= '9' || out[j] == ';') {
+					j++
+				}
+				if i+1 >= len(out) || out[i+1] != '[' || j >= len(out) || out[j] != 'm' {
+					t.Fatalf("an escape that is no colour at %d in %q", i, out)
+				}
+				i = j
+				continue
+			}
+			if c != '\t' && (c < 0x20 || c == 0x7f) {
+				t.Fatalf("control byte %#x in %q", c, out)
+			}
+		}
+		for _, r := range out {
+			if r >= 0x80 && r < 0xa0 {
+				t.Fatalf("C1 control %U in %q", r, out)
+			}
+		}
+	})
+}

@@ -74,8 +74,12 @@ type Config struct {
 	Persisted *Persisted
 
 	Colour bool
-	Out    io.Writer
-	ErrOut io.Writer
+	// Terminal: Out is a terminal. The lines containers wrote are then made
+	// safe for it: their colours kept, other escape sequences and control
+	// characters not passed on (terminalSafe).
+	Terminal bool
+	Out      io.Writer
+	ErrOut   io.Writer
 
 	// clock and retryBackoff time the retries of broken streams (tests set
 	// them; nil: the real clock, defaultRetryBackoff).
@@ -214,7 +218,7 @@ func streamName(task string, p *corev1.Pod, container string, asked string) stri
 // printAll prints each replica's log in full, one after another in
 // ROLE-INDEX order; a replica without a pod from pl, when given.
 func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods []corev1.Pod, pl *persistedLogs) error {
-	out := &lineWriter{w: c.Out}
+	out := &lineWriter{w: c.Out, terminal: c.Terminal}
 	defer func() { _ = out.flush() }()
 	byName := podsByName(pods)
 	failed, opened := 0, 0

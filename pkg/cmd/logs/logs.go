@@ -48,6 +48,9 @@ func NewCmdLogs(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Long: `Print the logs of a training job's replicas, each line prefixed with its
 replica: [worker-0], [ps-0], ... (coloured per replica on a terminal). A pod of
 several containers prefixes [worker-0/CONTAINER]; -c reads one container.
+On a terminal, what the containers wrote keeps its colours, but no other
+escape sequence (a title, a screen clear, a hyperlink, a clipboard write)
+nor control character reaches it; to a pipe or a file it is passed as it is.
 
 Without -f, the replicas' logs are printed whole, one replica after another in
 ROLE-INDEX order (ps-0, worker-0, worker-1, ...).
@@ -174,6 +177,6 @@ func (o *Options) Run(ctx context.Context) error {
 		Tasks: o.Tasks, Role: o.Role, Container: o.Container,
 		Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps,
 		Tail: o.Tail, Since: o.Since, MaxLogRequests: o.MaxLogRequests, Persisted: o.Persisted,
-		Colour: o.IO.ColorEnabled(), Out: o.IO.Out, ErrOut: o.IO.ErrOut,
+		Colour: o.IO.ColorEnabled(), Terminal: o.IO.IsStdoutTTY(), Out: o.IO.Out, ErrOut: o.IO.ErrOut,
 	})
 }

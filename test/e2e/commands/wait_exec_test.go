@@ -16,6 +16,7 @@ import (
 
 	"github.com/creack/pty"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
@@ -302,5 +303,38 @@ func TestAttachRunsAShellOnATerminal(t *testing.T) {
 	// (after the shell's escape sequences, ended by a carriage return).
 	if !regexp.MustCompile(`[\r\n]hello-from-attach\r?\n`).MatchString(out.String()) {
 		t.Errorf("the shell's output is not on the terminal:\n%q", out.String())
+	}
+}
+
+// A teammate's running pod with the labels of worker-0 of alice's job,
+// newer than the replica's: exec, as alice, runs in the replica's own pod
+// (the one the operator named), never in the decoy.
+func TestExecNeverRunsInADecoy(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	ns := c.Namespace(t)
+	applyExample(t, c, "rbac/easyai-user.yaml", ns)
+	alice := []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns)}
+	runningWorkers(t, c, ns, "dx")
+	decoyDir := c.PodExecDir(t, ns, "decoy")
+	if err := os.WriteFile(filepath.Join(decoyDir, "whoami.txt"), []byte("I am the decoy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	decoy := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "decoy", Labels: map[string]string{
+			"training.kubeflow.org/job-name": "dx", "training.kubeflow.org/replica-type": "worker", "training.kubeflow.org/replica-index": "0"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "tensorflow", Image: "example.com/decoy:1"}}},
+	}
+	if _, err := c.Kube.CoreV1().Pods(ns).Create(cluster.Context(t, 30*time.Second), decoy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitPodPhase(t, ns, "decoy", string(corev1.PodRunning), 90*time.Second)
+	res := easyai.RunWith(t, alice, "exec", "dx", "-n", ns, "--", "cat", "whoami.txt").MustSucceed(t)
+	if res.Stdout != "I am worker-0\nline two\n" {
+		t.Errorf("exec ran in %q; want the replica's own pod", res.Stdout)
+	}
+	res = easyai.RunWith(t, alice, "exec", "dx", "-n", ns, "--task", "worker-0", "--", "cat", "whoami.txt").MustSucceed(t)
+	if res.Stdout != "I am worker-0\nline two\n" {
+		t.Errorf("exec --task worker-0 ran in %q", res.Stdout)
 	}
 }
