@@ -159,7 +159,9 @@ func (c *Cluster) RealNodeClaim(t testing.TB, namespace, claim string) string {
 	if _, err := c.Kube.CoreV1().PersistentVolumeClaims(namespace).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating PersistentVolumeClaim %s/%s: %v", namespace, claim, err)
 	}
-	Eventually(t, 30*time.Second, "claim "+claim+" bound", func(ctx context.Context) (bool, error) {
+	// (The controller-manager's binder may take its resync period and more
+	// while the whole suite runs.)
+	Eventually(t, 2*time.Minute, "claim "+claim+" bound", func(ctx context.Context) (bool, error) {
 		got, err := c.Kube.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
 		return err == nil && got.Status.Phase == corev1.ClaimBound, err
 	})

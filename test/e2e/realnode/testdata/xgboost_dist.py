@@ -23,14 +23,17 @@ if rank == 0:
 else:
     # The operator starts no init container for XGBoost (it does for
     # PyTorch): wait, as that one does, until the master's name resolves,
-    # then for its tracker to listen.
+    # then for its tracker to listen (the master imports xgboost first,
+    # which takes seconds on a busy node; a worker that comes too early
+    # fails in ConnectTracker). A probe connection would count as a
+    # worker for the tracker: the wait is a generous pause instead.
     for _ in range(120):
         try:
             socket.getaddrinfo(addr, port)
             break
         except OSError:
             time.sleep(1)
-    time.sleep(5)
+    time.sleep(20)
 
 env = {"DMLC_TRACKER_URI": addr, "DMLC_TRACKER_PORT": port, "DMLC_TASK_ID": str(rank), "DMLC_NUM_WORKER": world}
 ok = True
