@@ -22,22 +22,29 @@ if rank == 0:
     threading.Thread(target=tracker.join, daemon=True).start()
 else:
     # The operator starts no init container for XGBoost (it does for
-    # PyTorch): wait, as that one does, until the master's name resolves,
-    # then for its tracker to listen (the master imports xgboost first,
-    # which takes seconds on a busy node; a worker that comes too early
-    # fails in ConnectTracker). A probe connection would count as a
-    # worker for the tracker: the wait is a generous pause instead.
+    # PyTorch): wait, as that one does, until the master's name resolves.
+    # Its tracker may listen only later (the master imports xgboost first,
+    # which takes long on a busy node): joining is tried again below.
     for _ in range(120):
         try:
             socket.getaddrinfo(addr, port)
             break
         except OSError:
             time.sleep(1)
-    time.sleep(20)
+    time.sleep(5)
 
 env = {"DMLC_TRACKER_URI": addr, "DMLC_TRACKER_PORT": port, "DMLC_TASK_ID": str(rank), "DMLC_NUM_WORKER": world}
 ok = True
-with collective.CommunicatorContext(**env):
+for attempt in range(24):
+    try:
+        collective.init(**env)
+        break
+    except xgb.core.XGBoostError:
+        if attempt == 23:
+            raise
+        print("the tracker does not answer yet: joining again in 5 s", flush=True)
+        time.sleep(5)
+try:
     print(f"joined as {collective.get_rank()} of {collective.get_world_size()}", flush=True)
     rng = np.random.default_rng(rank)
     x = rng.normal(size=(2000, 4))
@@ -56,5 +63,7 @@ with collective.CommunicatorContext(**env):
     same = low == high
     print(f"model {digest:x}: {'the same on every rank' if same else 'differs'}", flush=True)
     ok &= same
+finally:
+    collective.finalize()
 print("training done" if ok else "training FAILED", flush=True)
 raise SystemExit(0 if ok else 1)
