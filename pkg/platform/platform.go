@@ -1,6 +1,6 @@
 // Package platform is the seam between the commands and where jobs run: a
-// Kubernetes cluster (a kubeconfig context; package kubernetes) or a
-// timaker cluster (a cluster of the configuration; package timaker).
+// Kubernetes cluster (a kubeconfig context; package kubeplatform) or a
+// timaker cluster (a cluster of the configuration; package timakerplatform).
 // submit, get, list, wait, delete and top talk to a Platform and never ask
 // which one it is.
 //

@@ -20,7 +20,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/platform"
-	kubeplatform "github.com/easyai-dev/easyai/pkg/platform/kubernetes"
+	"github.com/easyai-dev/easyai/pkg/platform/kubeplatform"
 )
 
 // restConfigOf is the REST config of the kubeconfig's context the flags

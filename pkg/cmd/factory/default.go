@@ -21,8 +21,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/platform"
-	kubeplatform "github.com/easyai-dev/easyai/pkg/platform/kubernetes"
-	timakerplatform "github.com/easyai-dev/easyai/pkg/platform/timaker"
+	"github.com/easyai-dev/easyai/pkg/platform/kubeplatform"
+	"github.com/easyai-dev/easyai/pkg/platform/timakerplatform"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 	"github.com/easyai-dev/easyai/pkg/timaker"
 )

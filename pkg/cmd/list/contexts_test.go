@@ -27,7 +27,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/platform"
-	kubeplatform "github.com/easyai-dev/easyai/pkg/platform/kubernetes"
+	"github.com/easyai-dev/easyai/pkg/platform/kubeplatform"
 )
 
 // fakeContext is a context of the fake kubeconfig: its namespace and its

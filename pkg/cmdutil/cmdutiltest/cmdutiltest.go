@@ -23,7 +23,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	kubepkg "github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/platform"
-	kubeplatform "github.com/easyai-dev/easyai/pkg/platform/kubernetes"
+	"github.com/easyai-dev/easyai/pkg/platform/kubeplatform"
 	"github.com/easyai-dev/easyai/pkg/prompter"
 )
 

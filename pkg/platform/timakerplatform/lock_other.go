@@ -1,6 +1,6 @@
 //go:build !unix
 
-package timaker
+package timakerplatform
 
 // lock does not lock where there is no flock: two easyai processes
 // updating one index at the same instant may lose one update (the job

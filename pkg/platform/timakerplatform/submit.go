@@ -1,4 +1,4 @@
-package timaker
+package timakerplatform
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package timaker
+package timakerplatform
 
 import (
 	"fmt"

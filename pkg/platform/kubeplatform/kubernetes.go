@@ -1,7 +1,7 @@
-// Package kubernetes is the Kubernetes platform: jobs are objects of the
+// Package kubeplatform is the Kubernetes platform: jobs are objects of the
 // kinds easyai knows, in a namespace of the kubeconfig's cluster, reached
 // through the jobs client and the engines (submit, waiter, logs).
-package kubernetes
+package kubeplatform
 
 import (
 	"context"

@@ -1,9 +1,9 @@
-// Package timaker is the timaker platform: jobs are training jobs of a
+// Package timakerplatform is the timaker platform: jobs are training jobs of a
 // timaker service, reached over HTTP through Ti-Gateway (pkg/timaker). A job
 // runs one role: InstanceCount copies of one image and command. timaker has
 // no list action, so the jobs submitted from this machine are kept in a
 // local index (Index); their status is always read from timaker.
-package timaker
+package timakerplatform
 
 import (
 	"context"
