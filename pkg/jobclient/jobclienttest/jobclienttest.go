@@ -80,6 +80,18 @@ func (j Job) Object() *unstructured.Unstructured {
 	if j.Namespace == "" {
 		j.Namespace = "team-a"
 	}
+	specs, status := j.replicas()
+	j.conditions(&status)
+	policy := kubeflowv1.RunPolicy{}
+	if j.Gang {
+		policy.SchedulingPolicy = &kubeflowv1.SchedulingPolicy{MinAvailable: ptr.To(int32(len(j.Roles)))}
+	}
+	return asFromTheAPIServer(j.typed(j.meta(), policy, specs, status))
+}
+
+// meta is the job's metadata: easyai's labels and annotations unless the
+// job is External.
+func (j Job) meta() metav1.ObjectMeta {
 	meta := metav1.ObjectMeta{
 		Name: j.Name, Namespace: j.Namespace, CreationTimestamp: metav1.NewTime(j.Created),
 		UID: types.UID("uid-" + j.Name), ResourceVersion: "1",
@@ -105,6 +117,11 @@ func (j Job) Object() *unstructured.Unstructured {
 	if j.Request != "" {
 		meta.Annotations[jobmodel.RequestAnnotation] = j.Request
 	}
+	return meta
+}
+
+// replicas are the replica specs of the roles and their statuses.
+func (j Job) replicas() (map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec, kubeflowv1.JobStatus) {
 	specs := map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{}
 	status := kubeflowv1.JobStatus{ReplicaStatuses: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaStatus{}}
 	for _, r := range j.Roles {
@@ -122,6 +139,11 @@ func (j Job) Object() *unstructured.Unstructured {
 		}
 		status.ReplicaStatuses[r.Type] = &kubeflowv1.ReplicaStatus{Active: r.Active}
 	}
+	return specs, status
+}
+
+// conditions adds the job's conditions, start and completion times to status.
+func (j Job) conditions(status *kubeflowv1.JobStatus) {
 	for _, t := range j.Conditions {
 		reason, message := j.APIKind+string(t), j.APIKind+" "+j.Name+" is "+string(t)+"."
 		if j.Reason != "" {
@@ -149,32 +171,26 @@ func (j Job) Object() *unstructured.Unstructured {
 	if j.Finished != nil {
 		status.CompletionTime = ptr.To(metav1.NewTime(*j.Finished))
 	}
-	policy := kubeflowv1.RunPolicy{}
-	if j.Gang {
-		policy.SchedulingPolicy = &kubeflowv1.SchedulingPolicy{MinAvailable: ptr.To(int32(len(j.Roles)))}
+}
+
+// typed is the job as the training-operator's type of its APIKind.
+func (j Job) typed(meta metav1.ObjectMeta, policy kubeflowv1.RunPolicy, specs map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec, status kubeflowv1.JobStatus) runtime.Object {
+	typeMeta := metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: j.APIKind}
+	if j.APIKind == kubeflowv1.PyTorchJobKind {
+		return &kubeflowv1.PyTorchJob{TypeMeta: typeMeta, ObjectMeta: meta, Status: status,
+			Spec: kubeflowv1.PyTorchJobSpec{RunPolicy: policy, PyTorchReplicaSpecs: specs}}
 	}
-	var obj runtime.Object
-	switch j.APIKind {
-	case kubeflowv1.PyTorchJobKind:
-		obj = &kubeflowv1.PyTorchJob{
-			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: j.APIKind},
-			ObjectMeta: meta,
-			Spec:       kubeflowv1.PyTorchJobSpec{RunPolicy: policy, PyTorchReplicaSpecs: specs},
-			Status:     status,
-		}
-	default:
-		obj = &kubeflowv1.TFJob{
-			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: j.APIKind},
-			ObjectMeta: meta,
-			Spec:       kubeflowv1.TFJobSpec{RunPolicy: policy, TFReplicaSpecs: specs},
-			Status:     status,
-		}
-	}
+	return &kubeflowv1.TFJob{TypeMeta: typeMeta, ObjectMeta: meta, Status: status,
+		Spec: kubeflowv1.TFJobSpec{RunPolicy: policy, TFReplicaSpecs: specs}}
+}
+
+// asFromTheAPIServer is obj through JSON, as from the API server (numbers
+// as int64, times as strings).
+func asFromTheAPIServer(obj runtime.Object) *unstructured.Unstructured {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		panic(err)
 	}
-	// Through JSON, as from the API server (numbers as int64, times as strings).
 	data, err := json.Marshal(m)
 	if err != nil {
 		panic(err)
