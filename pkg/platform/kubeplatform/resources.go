@@ -42,11 +42,27 @@ func (p *Platform) Resources(ctx context.Context, opts platform.ResourceOptions)
 	if err != nil {
 		return nil, refused(err, "pods in every namespace")
 	}
-	gpus := p.gpuResources()
-	rows := map[string]*platform.ResourceRow{}
-	jobs := map[string]map[string]bool{}
-	res := &platform.Resources{What: "NODE", Total: platform.ResourceRow{Name: "total"}}
-	for _, n := range nodes.Items {
+	t := newTally(nodes.Items, p.gpuResources())
+	for i := range pods.Items {
+		t.addPod(&pods.Items[i])
+	}
+	return t.resources(p.nodeUsage(ctx)), nil
+}
+
+// tally counts what the pods on each node request, and the pods that wait
+// for a node.
+type tally struct {
+	gpus []corev1.ResourceName
+	rows map[string]*platform.ResourceRow
+	// jobs are the jobs with pods on each node, as a set.
+	jobs    map[string]map[string]bool
+	waiting map[string]*platform.WaitingJob
+}
+
+// newTally has a row for each node, with its allocatable resources.
+func newTally(nodes []corev1.Node, gpus []corev1.ResourceName) *tally {
+	t := &tally{gpus: gpus, rows: map[string]*platform.ResourceRow{}, jobs: map[string]map[string]bool{}, waiting: map[string]*platform.WaitingJob{}}
+	for _, n := range nodes {
 		alloc := n.Status.Allocatable
 		row := &platform.ResourceRow{
 			Name:    n.Name,
@@ -60,55 +76,49 @@ func (p *Platform) Resources(ctx context.Context, opts platform.ResourceOptions)
 				addGPUs(row, gpus, g, platform.Amount{Capacity: c})
 			}
 		}
-		rows[n.Name] = row
-		jobs[n.Name] = map[string]bool{}
+		t.rows[n.Name] = row
+		t.jobs[n.Name] = map[string]bool{}
 	}
-	waiting := map[string]*platform.WaitingJob{}
-	for i := range pods.Items {
-		pod := &pods.Items[i]
-		req := podRequests(pod)
-		if pod.Spec.NodeName == "" {
-			addWaiting(waiting, pod, req, gpus)
-			continue
-		}
-		row, ok := rows[pod.Spec.NodeName]
-		if !ok {
-			continue
-		}
-		for _, g := range gpus {
-			if a := quantity(req, g); a > 0 {
-				row.GPUs.Allocated += a
-				addGPUs(row, gpus, g, platform.Amount{Allocated: a})
-			}
-		}
-		row.CPU.Allocated += quantity(req, corev1.ResourceCPU)
-		row.Memory.Allocated += quantity(req, corev1.ResourceMemory)
-		row.Pods++
-		if job := jobOfPod(pod); job != "" {
-			jobs[pod.Spec.NodeName][job] = true
+	return t
+}
+
+// addPod counts what pod requests on its node, or as waiting when it is on
+// none; a pod on a node not listed is left out.
+func (t *tally) addPod(pod *corev1.Pod) {
+	req := podRequests(pod)
+	if pod.Spec.NodeName == "" {
+		addWaiting(t.waiting, pod, req, t.gpus)
+		return
+	}
+	row, ok := t.rows[pod.Spec.NodeName]
+	if !ok {
+		return
+	}
+	for _, g := range t.gpus {
+		if a := quantity(req, g); a > 0 {
+			row.GPUs.Allocated += a
+			addGPUs(row, t.gpus, g, platform.Amount{Allocated: a})
 		}
 	}
-	usage := p.nodeUsage(ctx)
-	for name, row := range rows {
-		row.Jobs = slices.Sorted(maps.Keys(jobs[name]))
+	row.CPU.Allocated += quantity(req, corev1.ResourceCPU)
+	row.Memory.Allocated += quantity(req, corev1.ResourceMemory)
+	row.Pods++
+	if job := jobOfPod(pod); job != "" {
+		t.jobs[pod.Spec.NodeName][job] = true
+	}
+}
+
+// resources are the rows by name with their total, the largest free block
+// of GPUs and the waiting jobs, largest ask first.
+func (t *tally) resources(usage map[string]platform.Usage) *platform.Resources {
+	res := &platform.Resources{What: "NODE", Total: platform.ResourceRow{Name: "total"}}
+	for name, row := range t.rows {
+		row.Jobs = slices.Sorted(maps.Keys(t.jobs[name]))
 		if u, ok := usage[name]; ok {
 			row.Usage = &u
 		}
 		res.Rows = append(res.Rows, *row)
-		res.Total.GPUs.Add(row.GPUs)
-		res.Total.CPU.Add(row.CPU)
-		res.Total.Memory.Add(row.Memory)
-		res.Total.Pods += row.Pods
-		for g, a := range row.GPUResources {
-			addGPUs(&res.Total, gpus, corev1.ResourceName(g), a)
-		}
-		if row.Usage != nil {
-			if res.Total.Usage == nil {
-				res.Total.Usage = &platform.Usage{}
-			}
-			res.Total.Usage.CPU += row.Usage.CPU
-			res.Total.Usage.Memory += row.Usage.Memory
-		}
+		t.addToTotal(&res.Total, row)
 	}
 	sort.Slice(res.Rows, func(i, j int) bool { return res.Rows[i].Name < res.Rows[j].Name })
 	for _, row := range res.Rows {
@@ -116,7 +126,7 @@ func (p *Platform) Resources(ctx context.Context, opts platform.ResourceOptions)
 			res.LargestFree = &platform.FreeBlock{Name: row.Name, GPUs: row.GPUs.Free()}
 		}
 	}
-	for _, w := range waiting {
+	for _, w := range t.waiting {
 		res.Waiting = append(res.Waiting, *w)
 	}
 	sort.Slice(res.Waiting, func(i, j int) bool {
@@ -126,7 +136,25 @@ func (p *Platform) Resources(ctx context.Context, opts platform.ResourceOptions)
 		}
 		return a.Job < b.Job
 	})
-	return res, nil
+	return res
+}
+
+// addToTotal adds a node's row to the total.
+func (t *tally) addToTotal(total, row *platform.ResourceRow) {
+	total.GPUs.Add(row.GPUs)
+	total.CPU.Add(row.CPU)
+	total.Memory.Add(row.Memory)
+	total.Pods += row.Pods
+	for g, a := range row.GPUResources {
+		addGPUs(total, t.gpus, corev1.ResourceName(g), a)
+	}
+	if row.Usage != nil {
+		if total.Usage == nil {
+			total.Usage = &platform.Usage{}
+		}
+		total.Usage.CPU += row.Usage.CPU
+		total.Usage.Memory += row.Usage.Memory
+	}
 }
 
 // gpuResources are the resources counted as GPUs: the configured ones, else
