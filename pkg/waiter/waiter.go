@@ -238,7 +238,6 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 	if now == nil {
 		now = time.Now
 	}
-	start := now()
 	if r.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
@@ -255,81 +254,100 @@ func Wait(ctx context.Context, r Request) (*Result, error) {
 			watchPods(ctx, cancel, &podWatch{r: &r, now: now})
 		}()
 	}
-	k, ns, name := r.Kind, r.Object.GetNamespace(), r.Object.GetName()
-	client := r.Dynamic.Resource(k.Resource()).Namespace(ns)
-	res := &Result{Object: r.Object}
-	sawRunning := false
+	w := &wait{r: &r, k: r.Kind, name: r.Object.GetName(), now: now, start: now(),
+		client: r.Dynamic.Resource(r.Kind.Resource()).Namespace(r.Object.GetNamespace()),
+		res:    &Result{Object: r.Object}}
+	return w.run(ctx)
+}
 
-	// check reads one version of the job; done says whether the wait is over.
-	check := func(obj *unstructured.Unstructured) (bool, error) {
-		s, err := k.Summarize(obj, r.GPUResource)
-		if err != nil {
-			return false, nil // a version the kind cannot read: wait for the next
-		}
-		res.Object, res.Summary, res.Elapsed = obj, s, now().Sub(start)
-		done, failed := outcome(r.For, s.Status)
-		if !done && s.Status.State == jobmodel.Running && !sawRunning && r.Running != nil {
-			sawRunning = true
-			r.Running(obj)
-		}
-		if failed {
-			return true, exit.JobFailedErrorf("%s%s", res.Line(k), why(s.Status))
-		}
-		if done && r.For == Suspended && s.Status.State == jobmodel.Succeeded {
-			return true, fmt.Errorf("%s: it finished before it was suspended", res.Line(k))
-		}
-		return done, nil
-	}
+// wait is one Wait: the job as last seen and whether it was seen running.
+type wait struct {
+	r      *Request
+	k      kinds.Kind
+	name   string
+	client dynamic.ResourceInterface
+	now    func() time.Time
+	start  time.Time
+	res    *Result
+	// sawRunning: r.Running was called.
+	sawRunning bool
+}
 
-	// stopped is the error of a wait its context ended.
-	stopped := func() (*Result, error) {
-		res.Elapsed = now().Sub(start)
-		if stuck := (*stuckError)(nil); errors.As(context.Cause(ctx), &stuck) {
-			return res, exit.JobFailedErrorf("%s: %v", res.Line(k), stuck)
-		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Timeout > 0 {
-			return res, exit.TimeoutErrorf("%s/%s still %s after %s (waiting for %s)", k.Name(), name, res.Summary.Status.State, r.Timeout, r.For)
-		}
-		return res, ctx.Err()
-	}
-	deleted := exit.NotFoundErrorf("%s/%s was deleted while waiting", k.Name(), name)
-
-	obj := r.Object
+// run checks the job, then watches it from the version read, again after
+// each watch that ended without an answer, and reads it again when the
+// version a watch resumed from expired.
+func (w *wait) run(ctx context.Context) (*Result, error) {
+	deleted := exit.NotFoundErrorf("%s/%s was deleted while waiting", w.k.Name(), w.name)
+	obj := w.r.Object
 	for {
-		if done, err := check(obj); done || err != nil {
-			return res, err
+		if done, err := w.check(obj); done || err != nil {
+			return w.res, err
 		}
-		rw, err := watchtools.NewRetryWatcherWithContext(ctx, obj.GetResourceVersion(), &jobWatcher{client: client, name: name})
+		rw, err := watchtools.NewRetryWatcherWithContext(ctx, obj.GetResourceVersion(), &jobWatcher{client: w.client, name: w.name})
 		if err != nil {
-			return res, fmt.Errorf("watching %s/%s: %w", k.Name(), name, err)
+			return w.res, fmt.Errorf("watching %s/%s: %w", w.k.Name(), w.name, err)
 		}
-		done, expired, err := follow(ctx, rw, check)
+		done, expired, err := follow(ctx, rw, w.check)
 		rw.Stop()
 		<-rw.Done() // nothing of the watch outlives the wait
 		switch {
 		case errors.Is(err, errDeleted):
 			return nil, deleted
 		case done:
-			return res, err
+			return w.res, err
 		case ctx.Err() != nil:
-			return stopped()
+			return w.stopped(ctx)
 		case err != nil:
-			return res, err
+			return w.res, err
 		case !expired:
 			continue
 		}
 		// The API server no longer has the version the watch resumed from:
 		// read the job again and watch from there.
-		obj, err = client.Get(ctx, name, metav1.GetOptions{})
+		obj, err = w.client.Get(ctx, w.name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, deleted
 		case ctx.Err() != nil:
-			return stopped()
+			return w.stopped(ctx)
 		case err != nil:
-			return res, fmt.Errorf("getting %s/%s: %w", k.Name(), name, err)
+			return w.res, fmt.Errorf("getting %s/%s: %w", w.k.Name(), w.name, err)
 		}
 	}
+}
+
+// check reads one version of the job; done says whether the wait is over.
+func (w *wait) check(obj *unstructured.Unstructured) (bool, error) {
+	s, err := w.k.Summarize(obj, w.r.GPUResource)
+	if err != nil {
+		return false, nil // a version the kind cannot read: wait for the next
+	}
+	w.res.Object, w.res.Summary, w.res.Elapsed = obj, s, w.now().Sub(w.start)
+	done, failed := outcome(w.r.For, s.Status)
+	if !done && s.Status.State == jobmodel.Running && !w.sawRunning && w.r.Running != nil {
+		w.sawRunning = true
+		w.r.Running(obj)
+	}
+	if failed {
+		return true, exit.JobFailedErrorf("%s%s", w.res.Line(w.k), why(s.Status))
+	}
+	if done && w.r.For == Suspended && s.Status.State == jobmodel.Succeeded {
+		return true, fmt.Errorf("%s: it finished before it was suspended", w.res.Line(w.k))
+	}
+	return done, nil
+}
+
+// stopped is the error of a wait its context ended: a stuck pod, the
+// timeout, or the caller's cancel.
+func (w *wait) stopped(ctx context.Context) (*Result, error) {
+	w.res.Elapsed = w.now().Sub(w.start)
+	if stuck := (*stuckError)(nil); errors.As(context.Cause(ctx), &stuck) {
+		return w.res, exit.JobFailedErrorf("%s: %v", w.res.Line(w.k), stuck)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && w.r.Timeout > 0 {
+		return w.res, exit.TimeoutErrorf("%s/%s still %s after %s (waiting for %s)", w.k.Name(), w.name, w.res.Summary.Status.State, w.r.Timeout, w.r.For)
+	}
+	return w.res, ctx.Err()
 }
 
 var errDeleted = errors.New("deleted")
