@@ -112,28 +112,7 @@ func IsNotFound(err error) bool { return exit.Code(err) == exit.NotFound }
 // dead cluster is one line, the same on every run.
 func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kind, *unstructured.Unstructured, error) {
 	if ref.Kind != nil {
-		obj, err := c.get(ctx, ref.Kind, namespace, ref.Name)
-		switch {
-		case err == nil:
-			return ref.Kind, obj, nil
-		case kube.NotInstalled(err):
-			if err := c.checkServer(); err != nil {
-				return nil, nil, err
-			}
-			return nil, nil, kube.NotInstalledError(ref.Kind)
-		case apierrors.IsNotFound(err):
-			return nil, nil, c.notFound(ref, namespace)
-		case kube.Refused(err):
-			return nil, nil, kube.RefusedEverywhere("read", ref.Kind.Resource().Resource, "get", namespace,
-				[]schema.GroupResource{ref.Kind.Resource().GroupResource()}, err)
-		case kube.Garbled(err):
-			if err := c.checkServer(); err != nil {
-				return nil, nil, err
-			}
-			fallthrough
-		default:
-			return nil, nil, fmt.Errorf("getting %s: %w", ref, err)
-		}
+		return c.findOfKind(ctx, namespace, ref)
 	}
 	all := c.Kinds.All()
 	objs := make([]*unstructured.Unstructured, len(all))
@@ -174,20 +153,53 @@ func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kin
 		return nil, nil, exit.UsageErrorf("there are %d jobs named %s in namespace %s (%s): name one as KIND/NAME or with --kind",
 			len(found), ref.Name, namespace, strings.Join(names, ", "))
 	case len(refused) > 0:
-		resources := make([]schema.GroupResource, len(refused))
-		for j, i := range refused {
-			resources[j] = all[i].Resource().GroupResource()
-		}
-		if answered == 0 {
-			return nil, nil, kube.RefusedEverywhere("read", "jobs", "get", namespace, resources, errs[refused[0]])
-		}
-		return nil, nil, exit.WithHint(&kube.RefusedError{
-			Message: fmt.Sprintf("job %s not found in namespace %s among the kinds you may read; you may not read %s there",
-				ref, namespace, kube.GroupResources(resources)),
-			Err: errs[refused[0]],
-		}, kube.DoctorHint(namespace))
+		return nil, nil, refusedFind(ref, namespace, all, refused, errs, answered)
 	}
 	return nil, nil, c.notFound(ref, namespace)
+}
+
+// findOfKind is Find of a job whose kind the user named.
+func (c *Client) findOfKind(ctx context.Context, namespace string, ref Ref) (kinds.Kind, *unstructured.Unstructured, error) {
+	obj, err := c.get(ctx, ref.Kind, namespace, ref.Name)
+	switch {
+	case err == nil:
+		return ref.Kind, obj, nil
+	case kube.NotInstalled(err):
+		if err := c.checkServer(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, kube.NotInstalledError(ref.Kind)
+	case apierrors.IsNotFound(err):
+		return nil, nil, c.notFound(ref, namespace)
+	case kube.Refused(err):
+		return nil, nil, kube.RefusedEverywhere("read", ref.Kind.Resource().Resource, "get", namespace,
+			[]schema.GroupResource{ref.Kind.Resource().GroupResource()}, err)
+	case kube.Garbled(err):
+		if err := c.checkServer(); err != nil {
+			return nil, nil, err
+		}
+		fallthrough
+	default:
+		return nil, nil, fmt.Errorf("getting %s: %w", ref, err)
+	}
+}
+
+// refusedFind is Find's error when no kind had the job and the kinds
+// refused (indexes into all and errs) may not be read: when no kind
+// answered, the user may not read jobs in the namespace at all.
+func refusedFind(ref Ref, namespace string, all []kinds.Kind, refused []int, errs []error, answered int) error {
+	resources := make([]schema.GroupResource, len(refused))
+	for j, i := range refused {
+		resources[j] = all[i].Resource().GroupResource()
+	}
+	if answered == 0 {
+		return kube.RefusedEverywhere("read", "jobs", "get", namespace, resources, errs[refused[0]])
+	}
+	return exit.WithHint(&kube.RefusedError{
+		Message: fmt.Sprintf("job %s not found in namespace %s among the kinds you may read; you may not read %s there",
+			ref, namespace, kube.GroupResources(resources)),
+		Err: errs[refused[0]],
+	}, kube.DoctorHint(namespace))
 }
 
 // notFound is the error of a job that does not exist (exit 3), unless the

@@ -42,79 +42,97 @@ func (c *Client) PodReasons(ctx context.Context, namespace string, jobs []Job) (
 	}
 
 	out := make([]string, len(jobs))
-	type waiting struct {
-		job  int
-		pods []kube.PodRow
-	}
-	var unscheduled, making []waiting
+	var unscheduled, making []waitingPods
 	for i, j := range jobs {
 		if j.Summary.Status.State == jobmodel.Succeeded {
 			continue
 		}
-		selector, err := labels.Parse(j.Kind.PodSelector(j.Summary.Name))
-		if err != nil {
+		p, ok := sortPods(j, byNamespace[j.Summary.Namespace])
+		if !ok {
 			continue
 		}
-		var wrong, pending, starting []kube.PodRow
-		for _, r := range byNamespace[j.Summary.Namespace] {
-			if !selector.Matches(labels.Set(r.Labels)) {
-				continue
-			}
-			switch {
-			case r.Status == "Pending":
-				pending = append(pending, r)
-			case r.Status == "ContainerCreating" || r.Status == "PodInitializing" || initializing(r.Status):
-				starting = append(starting, r)
-			case !quietStatuses[r.Status]:
-				wrong = append(wrong, r)
-			}
-		}
-		if len(wrong) > 0 {
-			out[i] = cell(j.Summary.Name, wrong[0].Name, wrong[0].Status, len(wrong)-1)
+		if len(p.wrong) > 0 {
+			out[i] = cell(j.Summary.Name, p.wrong[0].Name, p.wrong[0].Status, len(p.wrong)-1)
 			continue
 		}
-		if len(pending) > 0 {
-			unscheduled = append(unscheduled, waiting{i, pending})
+		if len(p.pending) > 0 {
+			unscheduled = append(unscheduled, waitingPods{i, p.pending})
 		}
-		if len(starting) > 0 {
-			making = append(making, waiting{i, starting})
+		if len(p.starting) > 0 {
+			making = append(making, waitingPods{i, p.starting})
 		}
 	}
 
 	// Pods that wait say why only in events: read them once for all jobs,
 	// and only when a job has such a pod.
-	for _, w := range []struct {
-		jobs   []waiting
-		reason string
-		shown  string
-		match  func(string) bool
-	}{
-		{unscheduled, "FailedScheduling", "Unschedulable", func(string) bool { return true }},
-		{making, "FailedMount", "FailedMount", kube.MissingObject},
-	} {
-		if len(w.jobs) == 0 {
+	c.reasonsFromEvents(ctx, namespace, jobs, out, unscheduled, "FailedScheduling", "Unschedulable", func(string) bool { return true })
+	c.reasonsFromEvents(ctx, namespace, jobs, out, making, "FailedMount", "FailedMount", kube.MissingObject)
+	return out, nil
+}
+
+// waitingPods are the pods of jobs[job] that wait and do not say why.
+type waitingPods struct {
+	job  int
+	pods []kube.PodRow
+}
+
+// podsOfJob are a job's pods by what they show.
+type podsOfJob struct {
+	// wrong show a reason of their own (CrashLoopBackOff, OOMKilled).
+	wrong []kube.PodRow
+	// pending wait for a node; starting wait for their containers.
+	pending, starting []kube.PodRow
+}
+
+// sortPods sorts the pods of job j among rows (its namespace's); false when
+// the job's pod selector cannot be read.
+func sortPods(j Job, rows []kube.PodRow) (podsOfJob, bool) {
+	var p podsOfJob
+	selector, err := labels.Parse(j.Kind.PodSelector(j.Summary.Name))
+	if err != nil {
+		return p, false
+	}
+	for _, r := range rows {
+		if !selector.Matches(labels.Set(r.Labels)) {
 			continue
 		}
-		found, err := kube.PodWarnings(ctx, c.Kube, namespace, w.reason, w.match)
-		if err != nil {
-			continue // events the user may not read: the operator's reason stays
-		}
-		for _, wj := range w.jobs {
-			if out[wj.job] != "" {
-				continue
-			}
-			var hit []kube.PodRow
-			for _, r := range wj.pods {
-				if _, ok := found[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}]; ok {
-					hit = append(hit, r)
-				}
-			}
-			if len(hit) > 0 {
-				out[wj.job] = cell(jobs[wj.job].Summary.Name, hit[0].Name, w.shown, len(hit)-1)
-			}
+		switch {
+		case r.Status == "Pending":
+			p.pending = append(p.pending, r)
+		case r.Status == "ContainerCreating" || r.Status == "PodInitializing" || initializing(r.Status):
+			p.starting = append(p.starting, r)
+		case !quietStatuses[r.Status]:
+			p.wrong = append(p.wrong, r)
 		}
 	}
-	return out, nil
+	return p, true
+}
+
+// reasonsFromEvents fills out, for the waiting jobs that have no reason
+// yet, with shown when a Warning event of reason (matching match) names one
+// of their pods. Events the user may not read leave out as it is.
+func (c *Client) reasonsFromEvents(ctx context.Context, namespace string, jobs []Job, out []string, waiting []waitingPods, reason, shown string, match func(string) bool) {
+	if len(waiting) == 0 {
+		return
+	}
+	found, err := kube.PodWarnings(ctx, c.Kube, namespace, reason, match)
+	if err != nil {
+		return // events the user may not read: the operator's reason stays
+	}
+	for _, wj := range waiting {
+		if out[wj.job] != "" {
+			continue
+		}
+		var hit []kube.PodRow
+		for _, r := range wj.pods {
+			if _, ok := found[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}]; ok {
+				hit = append(hit, r)
+			}
+		}
+		if len(hit) > 0 {
+			out[wj.job] = cell(jobs[wj.job].Summary.Name, hit[0].Name, shown, len(hit)-1)
+		}
+	}
 }
 
 // initializing is true of "Init:N/M", init containers still running.
