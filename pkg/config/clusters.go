@@ -462,47 +462,17 @@ func SetCluster(configFlag, name string, fields map[string]string) (path string,
 	if err != nil {
 		return "", false, err
 	}
-	root := doc.Content[0]
-	clusters, at := clustersNode(doc)
-	if at >= 0 && slices.ContainsFunc(root.Content[at+2:], func(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == keyClusters }) {
-		return "", false, f.unreadable("clusters is set twice: keep one map of clusters")
+	clusters, err := f.clustersToEdit(doc)
+	if err != nil {
+		return "", false, err
 	}
-	switch {
-	case clusters == nil:
-		clusters = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: keyClusters}, clusters)
-	case isNull(clusters):
-		*clusters = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: clusters.LineComment, HeadComment: clusters.HeadComment}
-	case clusters.Kind != yaml.MappingNode:
-		return "", false, f.unreadable(fmt.Sprintf("line %d: clusters: want NAME: followed by the cluster's fields under it, not %s", clusters.Line, describe(clusters)))
-	}
-	i := entryIndex(clusters, name)
-	var entry *yaml.Node
-	if i >= 0 {
-		if entryIndex(&yaml.Node{Kind: yaml.MappingNode, Content: clusters.Content[i+2:]}, name) >= 0 {
-			return "", false, f.unreadable(fmt.Sprintf("clusters: %s is set twice: keep one", name))
-		}
-		entry = resolve(clusters.Content[i+1])
-		if entry.Kind != yaml.MappingNode {
-			// Not a cluster yet (empty, or a value of the wrong form): a new one.
-			entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: clusters.Content[i+1].LineComment}
-			clusters.Content[i+1] = entry
-			created = true
-		}
-	} else {
-		entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		clusters.Content = append(clusters.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, entry)
-		created = true
+	entry, created, err := f.entryToEdit(clusters, name)
+	if err != nil {
+		return "", false, err
 	}
 	if created {
-		var missing []string
-		for _, field := range requiredFields {
-			if fields[field] == "" {
-				missing = append(missing, "--"+field)
-			}
-		}
-		if len(missing) > 0 {
-			return "", false, exit.UsageErrorf("a new cluster needs --%s (missing: %s)", strings.Join(requiredFields, ", --"), strings.Join(missing, ", "))
+		if err := checkRequired(fields); err != nil {
+			return "", false, err
 		}
 	}
 	for _, field := range ClusterFields {
@@ -522,6 +492,62 @@ func SetCluster(configFlag, name string, fields map[string]string) (path string,
 			"give the field's flag to replace it (easyai config set-cluster "+name+" --help lists them)")
 	}
 	return f.path, created, f.write(doc)
+}
+
+// clustersToEdit is the map of clusters in doc, added when the file has
+// none; an error when it is set twice or is no map.
+func (f file) clustersToEdit(doc *yaml.Node) (*yaml.Node, error) {
+	root := doc.Content[0]
+	clusters, at := clustersNode(doc)
+	if at >= 0 && slices.ContainsFunc(root.Content[at+2:], func(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == keyClusters }) {
+		return nil, f.unreadable("clusters is set twice: keep one map of clusters")
+	}
+	switch {
+	case clusters == nil:
+		clusters = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: keyClusters}, clusters)
+	case isNull(clusters):
+		*clusters = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: clusters.LineComment, HeadComment: clusters.HeadComment}
+	case clusters.Kind != yaml.MappingNode:
+		return nil, f.unreadable(fmt.Sprintf("line %d: clusters: want NAME: followed by the cluster's fields under it, not %s", clusters.Line, describe(clusters)))
+	}
+	return clusters, nil
+}
+
+// entryToEdit is the cluster name's map in clusters; created when there
+// was none (or not a map), and it was added.
+func (f file) entryToEdit(clusters *yaml.Node, name string) (entry *yaml.Node, created bool, err error) {
+	i := entryIndex(clusters, name)
+	if i < 0 {
+		entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		clusters.Content = append(clusters.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, entry)
+		return entry, true, nil
+	}
+	if entryIndex(&yaml.Node{Kind: yaml.MappingNode, Content: clusters.Content[i+2:]}, name) >= 0 {
+		return nil, false, f.unreadable(fmt.Sprintf("clusters: %s is set twice: keep one", name))
+	}
+	entry = resolve(clusters.Content[i+1])
+	if entry.Kind != yaml.MappingNode {
+		// Not a cluster yet (empty, or a value of the wrong form): a new one.
+		entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: clusters.Content[i+1].LineComment}
+		clusters.Content[i+1] = entry
+		return entry, true, nil
+	}
+	return entry, false, nil
+}
+
+// checkRequired is an error naming the required fields a new cluster lacks.
+func checkRequired(fields map[string]string) error {
+	var missing []string
+	for _, field := range requiredFields {
+		if fields[field] == "" {
+			missing = append(missing, "--"+field)
+		}
+	}
+	if len(missing) > 0 {
+		return exit.UsageErrorf("a new cluster needs --%s (missing: %s)", strings.Join(requiredFields, ", --"), strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // setEntryField writes one field of a cluster: replaces its value (the
