@@ -376,26 +376,11 @@ func (c *Client) attempt(ctx context.Context, a action, requestID string, payloa
 	timeout := c.timeout()
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var wrote atomic.Bool
-	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
-	})
-	req, err := c.newRequest(actx, a.service, a.version, a.name, payload)
-	if err != nil {
-		res.err = err
-		return res
-	}
-	logBody(a.name, "request", payload)
 	start := time.Now()
-	resp, err := c.httpClient().Do(req)
-	var body []byte
-	if err == nil {
-		body, err = io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
-		resp.Body.Close()
-	}
+	resp, body, wrote, err := c.send(actx, a, payload)
 	elapsed := time.Since(start).Round(time.Millisecond)
 	if err != nil {
-		res.uncertain = wrote.Load() || resp != nil
+		res.uncertain = wrote || resp != nil
 		if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %s", timeout)
 		}
@@ -421,18 +406,45 @@ func (c *Client) attempt(ctx context.Context, a action, requestID string, payloa
 	}
 	klog.V(6).Infof("timaker %s: HTTP %d in %s (request id %s, answer id %s, attempt %d of %d)", a.name, resp.StatusCode, elapsed, requestID, OneLine(answerID, 100), attempt, attempts)
 	if err != nil {
-		var apiErr *APIError
-		if errors.As(err, &apiErr) {
-			apiErr.RequestID = res.answerID
-			res.retryable = hasCodePrefix(apiErr.Code, "InternalError") || hasCodePrefix(apiErr.Code, "RequestLimitExceeded")
-		} else {
-			// An answer that does not parse may still come from a
-			// service that did the work.
-			res.uncertain = resp.StatusCode >= 200 && resp.StatusCode <= 299
-		}
-		res.err = err
+		res.failed(err, resp.StatusCode)
 	}
 	return res
+}
+
+// send sends one request and reads its answer, at most MaxResponseBytes+1
+// of it; wrote says whether the request was written (the service may have
+// read it even when err is not nil).
+func (c *Client) send(ctx context.Context, a action, payload []byte) (resp *http.Response, body []byte, wrote bool, err error) {
+	var written atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(true) },
+	})
+	req, err := c.newRequest(ctx, a.service, a.version, a.name, payload)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	logBody(a.name, "request", payload)
+	resp, err = c.httpClient().Do(req)
+	if err == nil {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+		resp.Body.Close()
+	}
+	return resp, body, written.Load(), err
+}
+
+// failed records err, the error of an answer with HTTP status: the
+// service's own error is retried when it says so (InternalError,
+// RequestLimitExceeded); an answer that does not parse may still come from
+// a service that did the work.
+func (res *result) failed(err error, status int) {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		apiErr.RequestID = res.answerID
+		res.retryable = hasCodePrefix(apiErr.Code, "InternalError") || hasCodePrefix(apiErr.Code, "RequestLimitExceeded")
+	} else {
+		res.uncertain = status >= 200 && status <= 299
+	}
+	res.err = err
 }
 
 // permanent says whether a transport error will not go away by trying
