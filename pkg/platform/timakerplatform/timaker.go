@@ -249,6 +249,40 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 			return nil, err
 		}
 	}
+	kept, err := p.selectRecords(opts)
+	if err != nil {
+		return nil, err
+	}
+	jobs, failures := p.describeAll(ctx, kept)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	for _, f := range failures {
+		fmt.Fprintf(p.Notes, "Warning: cannot read job %s\n", f)
+	}
+	if len(kept) > 0 && len(failures) == len(kept) {
+		return nil, fmt.Errorf("cannot read any job of %s", p.Where())
+	}
+	out := jobs[:0]
+	for _, j := range jobs {
+		if len(opts.States) == 0 || slices.Contains(opts.States, j.Item.Status.State) {
+			out = append(out, j)
+		}
+	}
+	// Newest first; timaker's times are to the second, the index's finer.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Item.Created, out[j].Item.Created
+		if !a.Equal(b) {
+			return a.After(b)
+		}
+		return out[i].Handle.(*handle).record.Submitted.After(out[j].Handle.(*handle).record.Submitted)
+	})
+	return out, nil
+}
+
+// selectRecords are the records of the index the options select (all but
+// the states, which only timaker knows).
+func (p *Platform) selectRecords(opts platform.ListOptions) ([]Record, error) {
 	records, err := p.Index.Records()
 	if err != nil {
 		return nil, err
@@ -275,15 +309,19 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 		}
 		kept = append(kept, r)
 	}
-	jobs := make([]*platform.Job, len(kept))
+	return kept, nil
+}
+
+// describeAll describes the jobs of records, describeConcurrency at a
+// time. A job timaker no longer knows is NotFound; one whose description
+// failed is Unreadable, and a failure, sorted, says why.
+func (p *Platform) describeAll(ctx context.Context, records []Record) (jobs []*platform.Job, failures []string) {
+	jobs = make([]*platform.Job, len(records))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, describeConcurrency)
 	var mu sync.Mutex
-	var failures []string
-	for i, r := range kept {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for i, r := range records {
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			tj, err := p.Client.DescribeTrainingJob(ctx, p.jobRequest(r.ID))
@@ -299,34 +337,11 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 				tj = &timaker.TrainingJob{TrainingJobId: r.ID, TrainingJobStatus: reason}
 			}
 			jobs[i] = p.jobOf(r, tj)
-		}()
+		})
 	}
 	wg.Wait()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
 	sort.Strings(failures)
-	for _, f := range failures {
-		fmt.Fprintf(p.Notes, "Warning: cannot read job %s\n", f)
-	}
-	if len(kept) > 0 && len(failures) == len(kept) {
-		return nil, fmt.Errorf("cannot read any job of %s", p.Where())
-	}
-	out := jobs[:0]
-	for _, j := range jobs {
-		if len(opts.States) == 0 || slices.Contains(opts.States, j.Item.Status.State) {
-			out = append(out, j)
-		}
-	}
-	// Newest first; timaker's times are to the second, the index's finer.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Item.Created, out[j].Item.Created
-		if !a.Equal(b) {
-			return a.After(b)
-		}
-		return out[i].Handle.(*handle).record.Submitted.After(out[j].Handle.(*handle).record.Submitted)
-	})
-	return out, nil
+	return jobs, failures
 }
 
 // Delete stops the job (StopTrainingJob; timaker has no delete: the job
@@ -357,7 +372,7 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	if req.For == waiter.Suspended {
 		return nil, exit.UsageErrorf("--for suspended: timaker jobs are not suspended by easyai")
 	}
-	start := p.now()
+	w := &poll{p: p, req: req, start: p.now(), current: job}
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
@@ -371,50 +386,64 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	if maxPause <= 0 {
 		maxPause = 15 * time.Second
 	}
-	current := job
-	sawRunning := false
 	for {
-		// waited is how the wait ended, as last seen.
-		waited := func() *platform.Waited {
-			w := &platform.Waited{Line: fmt.Sprintf("%s %s after %s", current, current.Item.Status.State, p.now().Sub(start).Round(time.Second))}
-			if req.Document {
-				w.Document, _ = p.Describe(ctx, current)
-			}
-			return w
+		if done, werr := reached(w.current, req.For); done {
+			return w.waited(ctx), werr
 		}
-		done, werr := reached(current, req.For)
-		if done {
-			return waited(), werr
-		}
-		if current.Item.Status.State == jobmodel.Running && !sawRunning && req.Started != nil {
-			sawRunning = true
-			var doc *jobclient.Document
-			if req.Document {
-				doc, _ = p.Describe(ctx, current)
-			}
-			req.Started(doc)
-		}
+		w.started(ctx)
 		timer := time.NewTimer(pause + rand.N(pause/2+1))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return waited(), exit.TimeoutErrorf("%s: still %s after %s (--timeout)", current, current.Item.Status.State, req.Timeout)
+				return w.waited(ctx), exit.TimeoutErrorf("%s: still %s after %s (--timeout)", w.current, w.current.Item.Status.State, req.Timeout)
 			}
-			return waited(), ctx.Err()
+			return w.waited(ctx), ctx.Err()
 		case <-timer.C:
 		}
 		pause = min(pause*2, maxPause)
 		next, err := p.describe(ctx, h.record)
 		switch {
 		case err == nil:
-			current = next
+			w.current = next
 		case ctx.Err() != nil:
 			// The loop reports the timeout or the interrupt.
 		default:
 			return nil, err
 		}
 	}
+}
+
+// poll is one Wait: the job as last seen.
+type poll struct {
+	p       *Platform
+	req     platform.WaitRequest
+	start   time.Time
+	current *platform.Job
+	// sawRunning: req.Started was called.
+	sawRunning bool
+}
+
+// waited is how the wait ended, as last seen.
+func (w *poll) waited(ctx context.Context) *platform.Waited {
+	waited := &platform.Waited{Line: fmt.Sprintf("%s %s after %s", w.current, w.current.Item.Status.State, w.p.now().Sub(w.start).Round(time.Second))}
+	if w.req.Document {
+		waited.Document, _ = w.p.Describe(ctx, w.current)
+	}
+	return waited
+}
+
+// started calls req.Started the first time the job is seen running.
+func (w *poll) started(ctx context.Context) {
+	if w.current.Item.Status.State != jobmodel.Running || w.sawRunning || w.req.Started == nil {
+		return
+	}
+	w.sawRunning = true
+	var doc *jobclient.Document
+	if w.req.Document {
+		doc, _ = w.p.Describe(ctx, w.current)
+	}
+	w.req.Started(doc)
 }
 
 // reached says whether the job's state ends a wait for c, and with which
