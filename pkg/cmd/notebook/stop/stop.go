@@ -1,0 +1,101 @@
+// Package stop is "easyai notebook stop": a notebook's pod and GPUs freed,
+// its workspace kept.
+package stop
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/cmd/notebook/notebookargs"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/notebook"
+	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/waiter"
+)
+
+// Options of notebook stop.
+type Options struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Name    string
+	Wait    bool
+	Timeout time.Duration
+
+	ref       jobclient.Ref
+	namespace string
+	client    *jobclient.Client
+	replicas  *cmdutil.Replicas
+	p         platform.Platform
+}
+
+// NewCmdStop returns "notebook stop"; runF replaces Complete and Run in tests.
+func NewCmdStop(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "stop NAME",
+		Short: "Stop a notebook: free its pod and GPUs, keep its workspace",
+		Long: `Stop a running or pending notebook: its pod (and GPUs) go, the notebook and
+its workspace on the storage stay; "easyai notebook start" brings it back
+with a new pod. What is only in the pod (outside /notebooks) is lost, and
+running kernels end.`,
+		Example:           `  easyai notebook stop explore`,
+		Args:              cmdutil.ExactArgs(1, "the notebook's name"),
+		ValidArgsFunction: notebookargs.Complete(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return cmdutil.RunSteps(cmd.Context(), o, runF)
+		},
+	}
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until its pod is gone")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	return cmd
+}
+
+func (o *Options) Validate() error {
+	var err error
+	o.ref, err = notebookargs.Ref(o.Factory, o.Name)
+	return err
+}
+
+func (o *Options) Complete() error {
+	var err error
+	if o.replicas, err = cmdutil.ReplicaClients(o.Factory); err != nil {
+		return err
+	}
+	o.namespace, o.client = o.replicas.Namespace, o.replicas.Jobs
+	o.p, err = o.Factory.Platform()
+	return err
+}
+
+// Run stops the notebook: its job is suspended.
+func (o *Options) Run(ctx context.Context) error {
+	t, err := o.client.FindSuspendable(ctx, o.namespace, o.ref, "stopped")
+	if err != nil {
+		return err
+	}
+	if !notebook.Is(t.Object.GetLabels()) {
+		return notebook.NotANotebook(o.Name)
+	}
+	state := t.Summary.Status.State
+	switch {
+	case state == jobmodel.Suspended:
+		return fmt.Errorf("notebook %s is already stopped", o.Name)
+	case state.Final():
+		return fmt.Errorf("notebook %s has ended (%s): there is nothing to stop; start it again with: %s notebook start %s", o.Name, notebook.Describe(state), o.Factory.ExecutableName, o.Name)
+	}
+	if err := t.DeletedSinceFound(t.Suspender.Suspend(ctx, o.client.Dynamic, t.Object), o.namespace); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "stopped notebook %s\n", o.Name)
+	fmt.Fprintf(o.IO.ErrOut, "Its workspace stays on the storage. Start it again with: %s notebook start %s\n", o.Factory.ExecutableName, o.Name)
+	if o.Wait {
+		return cmdutil.WaitFor(ctx, o.Factory, o.ref, waiter.Suspended, o.Timeout)
+	}
+	return nil
+}
