@@ -31,6 +31,7 @@ type gangWatch struct {
 	ch <-chan watch.Event
 }
 
+// newGangWatch is the gang's watch of c.Job, opened by open.
 func newGangWatch(c *Config) *gangWatch {
 	return &gangWatch{c: c, ns: c.Job.GetNamespace(), opts: metav1.ListOptions{FieldSelector: fields.Set{
 		"involvedObject.kind": "PodGroup", "involvedObject.name": c.Job.GetName(), "type": corev1.EventTypeWarning}.String()}}

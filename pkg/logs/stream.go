@@ -57,6 +57,7 @@ func newStream(c *Config, p *corev1.Pod, r jobmodel.Replica, container string, b
 		restarts: restartsOf(p, container), backoff: backoff}
 }
 
+// key names the stream among the job's: its pod's UID and its container.
 func (s *stream) key() string { return string(s.pod.UID) + "/" + s.container }
 
 // holdsRequest reports whether the stream holds, or will hold again, one of
@@ -118,10 +119,12 @@ type streamTarget struct {
 	opts                 *corev1.PodLogOptions
 }
 
+// target is what reading the stream with opts needs.
 func (s *stream) target(opts *corev1.PodLogOptions) streamTarget {
 	return streamTarget{namespace: s.pod.Namespace, pod: s.pod.Name, task: s.task, opts: opts}
 }
 
+// restartsOf is how many times a container of the pod restarted.
 func restartsOf(p *corev1.Pod, container string) int32 {
 	for _, cs := range p.Status.ContainerStatuses {
 		if cs.Name == container {
@@ -148,6 +151,8 @@ type streamRunner struct {
 	retry  chan *stream
 }
 
+// newStreamRunner is the runner of c's streams, stopped with ctx at the
+// latest.
 func newStreamRunner(ctx context.Context, c *Config) *streamRunner {
 	r := &streamRunner{c: c, clk: c.retryClock(), out: &lineWriter{w: c.Out, terminal: c.Terminal},
 		ended: make(chan *stream), retry: make(chan *stream)}
