@@ -251,31 +251,12 @@ func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods
 		}
 		for _, container := range containersOf(p, c.Container) {
 			opened++
-			opts := &corev1.PodLogOptions{Container: container, Previous: c.Previous, Timestamps: c.Timestamps}
-			if c.Tail >= 0 {
-				opts.TailLines = &c.Tail
+			ok, err := c.printContainer(ctx, r.Task, p, container, out)
+			if err != nil {
+				return err
 			}
-			if c.Since > 0 {
-				secs := int64(c.Since.Seconds())
-				opts.SinceSeconds = &secs
-			}
-			err := c.copyOnce(ctx, p, container, opts, out, nil)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			name := streamName(r.Task, p, container, c.Container)
-			switch {
-			case err != nil && p.Status.Phase == corev1.PodPending:
+			if !ok {
 				failed++
-				fmt.Fprintf(c.ErrOut, "%s is Pending: %s\n", name, c.pendingReason(ctx, p))
-			case err != nil:
-				failed++
-				fmt.Fprintf(c.ErrOut, "%s: %v\n", name, err)
-			default:
-				if why := containerFailure(p, container, c.Previous); why != "" {
-					_ = out.flush()
-					fmt.Fprintf(c.ErrOut, "%s: %s\n", name, why)
-				}
 			}
 		}
 	}
@@ -292,6 +273,44 @@ func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods
 		return exit.ErrSilent
 	}
 	return nil
+}
+
+// printContainer prints in full the log of one container of the pod of
+// task, then, when the container failed, why. ok: its log could be read
+// (else it says why not); err: ctx ended.
+func (c *Config) printContainer(ctx context.Context, task string, p *corev1.Pod, container string, out *lineWriter) (ok bool, err error) {
+	readErr := c.copyOnce(ctx, p, container, c.printOptions(container), out, nil)
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	name := streamName(task, p, container, c.Container)
+	switch {
+	case readErr != nil && p.Status.Phase == corev1.PodPending:
+		fmt.Fprintf(c.ErrOut, "%s is Pending: %s\n", name, c.pendingReason(ctx, p))
+		return false, nil
+	case readErr != nil:
+		fmt.Fprintf(c.ErrOut, "%s: %v\n", name, readErr)
+		return false, nil
+	}
+	if why := containerFailure(p, container, c.Previous); why != "" {
+		_ = out.flush()
+		fmt.Fprintf(c.ErrOut, "%s: %s\n", name, why)
+	}
+	return true, nil
+}
+
+// printOptions asks for a container's log as --previous, --timestamps,
+// --tail and --since say, without following it.
+func (c *Config) printOptions(container string) *corev1.PodLogOptions {
+	opts := &corev1.PodLogOptions{Container: container, Previous: c.Previous, Timestamps: c.Timestamps}
+	if c.Tail >= 0 {
+		opts.TailLines = &c.Tail
+	}
+	if c.Since > 0 {
+		secs := int64(c.Since.Seconds())
+		opts.SinceSeconds = &secs
+	}
+	return opts
 }
 
 // pendingReason says in one line why a pod on a node is still Pending: its
