@@ -14,14 +14,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
-// flagOfValue is the submit flag that sets each checked value, for messages.
-var flagOfValue = map[string]string{
-	"name": "--name", "image": "--image", "workingDir": "--working-dir", "priorityClassName": "--priority",
-	"imagePullSecrets": "--image-pull-secret", "env": "--env", "data": "--data", "kind": "the kind",
-	"runPolicy.minAvailable": "--min-available", "runPolicy.backoffLimit": "--retry",
-	"runPolicy.ttlSecondsAfterFinished": "--ttl-after-finished", "resources.gpus": "--gpus",
-}
-
 // Source names where the merged value at path came from, as the user gave
 // it: the flag ("--name"), the --set expression ("--set name=MyJob: name"),
 // or the key in a values file ("-f job.yaml: name").

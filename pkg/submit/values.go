@@ -78,9 +78,6 @@ type Flags struct {
 	Changed func(flag string) bool
 }
 
-// PlatformOnlyFlags are the submit flags only timaker clusters take.
-var PlatformOnlyFlags = []string{"rdma", "gpu-type", "elastic", "fs"}
-
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // Values maps the flags the user set to chart values (see charts/*/values.yaml).
