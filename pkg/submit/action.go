@@ -199,7 +199,8 @@ func (s *Submission) Validate() error {
 
 // Run renders the job and creates it (or, for a dry run, only renders it,
 // or has the API server validate it); it validates the submission first
-// unless Validate already did.
+// unless Validate already did. A name it generated is said (on Notes) once
+// the job is made, or would be.
 func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	req, err := s.request(ctx)
 	if err != nil {
@@ -226,6 +227,9 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 		if res, err = s.create(ctx, res); err != nil {
 			return nil, err
 		}
+	}
+	if req.generatedName != "" && s.Notes != nil {
+		fmt.Fprintf(s.Notes, "Job name: %s\n", req.generatedName)
 	}
 	return res, nil
 }
@@ -423,11 +427,8 @@ func (s *Submission) fillDefaults(req *Request) error {
 		}
 	}
 	if name, _ := resolved["name"].(string); name == "" {
-		name = GenerateName(s.Kind.Name())
-		req.Values["name"] = name
-		if s.Notes != nil {
-			fmt.Fprintf(s.Notes, "Job name: %s\n", name)
-		}
+		req.generatedName = GenerateName(s.Kind.Name())
+		req.Values["name"] = req.generatedName
 	}
 	if rp, _ := resolved["runPolicy"].(map[string]any); s.Settings.Queue != "" && (rp == nil || rp["queue"] == nil || rp["queue"] == "") {
 		req.Values = render.MergeMaps(req.Values, map[string]any{"runPolicy": map[string]any{"queue": s.Settings.Queue}})

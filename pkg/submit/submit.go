@@ -41,6 +41,9 @@ type Request struct {
 
 	// chart is loaded once by loadChart, for every rendering of the request.
 	chart *render.Chart
+	// generatedName is the name fillDefaults generated for the job ("":
+	// the values named it), said once the job is made.
+	generatedName string
 }
 
 func (r *Request) render() render.Request {
