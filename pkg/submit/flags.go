@@ -122,15 +122,18 @@ func FlagsNotOn(p Platforms) []string {
 // ChangedNotOn is the first flag, in the order of the help, that the user
 // set and platform p does not honour ("": none).
 func (f *Flags) ChangedNotOn(p Platforms) string {
-	if f.Changed == nil {
-		return ""
-	}
 	for _, flag := range FlagsNotOn(p) {
-		if f.Changed(flag) {
+		if f.given(flag) {
 			return flag
 		}
 	}
 	return ""
+}
+
+// given reports whether the user set flag, as Changed does; false without
+// Changed (a submission made without the command's flags).
+func (f *Flags) given(flag string) bool {
+	return f.Changed != nil && f.Changed(flag)
 }
 
 // flagOfValue is the submit flag that sets each checked value, for

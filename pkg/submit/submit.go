@@ -81,43 +81,67 @@ func Build(r *Request) (*unstructured.Unstructured, error) {
 	if name == "" {
 		return nil, exit.UsageErrorf("the job has no name: give --name or set name in a values file")
 	}
-	labels := map[string]string{}
-	for k, v := range r.Labels {
-		labels[k] = v
+	labels := r.jobLabels(name)
+	annotations, err := r.jobAnnotations(resolved)
+	if err != nil {
+		return nil, err
 	}
-	labels[jobmodel.ManagedByLabel] = jobmodel.ManagedByValue
-	labels[jobmodel.NameLabel] = name
-	labels[jobmodel.KindLabel] = r.Kind.Name()
+	obj, err := r.renderJob(map[string]any{"name": name, "labels": anyValues(labels), "annotations": anyValues(annotations)})
+	if err != nil {
+		return nil, err
+	}
+	obj.SetNamespace(r.Namespace)
+	// A team's own chart may forget them: the contract holds on the job anyway.
+	obj.SetLabels(mergeStrings(obj.GetLabels(), labels))
+	obj.SetAnnotations(mergeStrings(obj.GetAnnotations(), annotations))
+	return obj, nil
+}
+
+// jobLabels are the labels of the job named name: the request's, and
+// easyai's (managed-by, the name, the kind, the user, the experiment).
+func (r *Request) jobLabels(name string) map[string]string {
+	labels := mergeStrings(r.Labels, map[string]string{
+		jobmodel.ManagedByLabel: jobmodel.ManagedByValue,
+		jobmodel.NameLabel:      name,
+		jobmodel.KindLabel:      r.Kind.Name(),
+	})
 	if r.User != "" {
 		labels[jobmodel.UserLabel] = jobmodel.LabelSafe(r.User)
 	}
 	if r.Experiment != "" {
 		labels[jobmodel.ExperimentLabel] = r.Experiment
 	}
-	// The request records what the user asked for, before easyai's own
-	// labels and annotations are added.
+	return labels
+}
+
+// jobAnnotations are the annotations of the job of the resolved values:
+// the request's, and easyai's (the request, which records what the user
+// asked for before easyai's own labels and annotations are added, the
+// version, the job's directory on the storage, the user).
+func (r *Request) jobAnnotations(resolved map[string]any) (map[string]string, error) {
 	request, err := json.Marshal(resolved)
 	if err != nil {
 		return nil, err
 	}
-	annotations := map[string]string{}
-	for k, v := range r.Annotations {
-		annotations[k] = v
-	}
-	annotations[jobmodel.RequestAnnotation] = string(request)
-	annotations[jobmodel.VersionAnnotation] = r.CLIVersion
+	annotations := mergeStrings(r.Annotations, map[string]string{
+		jobmodel.RequestAnnotation: string(request),
+		jobmodel.VersionAnnotation: r.CLIVersion,
+	})
 	if st, err := storageOf(resolved); err == nil && !st.IsZero() && st.JobDir != "" {
 		annotations[jobmodel.JobDirAnnotation] = st.JobDir
 	}
 	if r.User != "" {
 		annotations[jobmodel.UserAnnotation] = r.User
 	}
+	return annotations, nil
+}
 
-	values := render.MergeMaps(r.Values, map[string]any{
-		"name": name, "labels": anyValues(labels), "annotations": anyValues(annotations),
-	})
+// renderJob renders the request with its values and metadata over them: the
+// one object of the kind the chart must render. A value the chart refuses
+// is named as the user gave it (explain).
+func (r *Request) renderJob(metadata map[string]any) (*unstructured.Unstructured, error) {
 	req := r.render()
-	req.Values = values
+	req.Values = render.MergeMaps(r.Values, metadata)
 	objs, err := render.Render(req)
 	var valueErr *render.ValueError
 	if errors.As(err, &valueErr) {
@@ -134,12 +158,7 @@ func Build(r *Request) (*unstructured.Unstructured, error) {
 		}
 		return nil, exit.UsageErrorf("the chart must render exactly one %s, it rendered %v", gvk.Kind, got)
 	}
-	obj := objs[0]
-	obj.SetNamespace(r.Namespace)
-	// A team's own chart may forget them: the contract holds on the job anyway.
-	obj.SetLabels(mergeStrings(obj.GetLabels(), labels))
-	obj.SetAnnotations(mergeStrings(obj.GetAnnotations(), annotations))
-	return obj, nil
+	return objs[0], nil
 }
 
 // Create sends the job in one request; dryRun asks the API server to
