@@ -1,7 +1,6 @@
 package submit
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -19,16 +18,29 @@ import (
 // or the key in a values file ("-f job.yaml: name").
 func (r *Request) Source(path string) string {
 	o := render.OriginOf(r.render(), path)
-	switch {
-	case o.Set != "":
-		// (A URL's credentials in the expression are never repeated.)
-		return fmt.Sprintf("--set %s: %s", userInfo.ReplaceAllString(o.Set, "//REDACTED@"), path)
-	case o.Flags && flagOfValue[path] != "":
-		return flagOfValue[path]
-	case o.File != "":
-		return fmt.Sprintf("-f %s: %s", o.File, path)
+	// (A URL's credentials in the expression are never repeated.)
+	switch from, flag := givenBy(o, path, userInfo.ReplaceAllString(o.Set, "//REDACTED@")); {
+	case flag:
+		return from
+	case from != "":
+		return from + ": " + path
 	}
 	return path
+}
+
+// givenBy names what gave the value at key, o being its origin: the --set
+// expression (set, as it is to be shown), the flag (flag true), or the
+// values file ("-f job.yaml"); "" when none did (a chart's default).
+func givenBy(o render.Origin, key, set string) (by string, flag bool) {
+	switch {
+	case o.Set != "":
+		return "--set " + set, false
+	case o.Flags && flagOfValue[key] != "":
+		return flagOfValue[key], true
+	case o.File != "":
+		return "-f " + o.File, false
+	}
+	return "", false
 }
 
 // checkGitCode checks code.git of the merged values as ParseCode checks

@@ -109,10 +109,7 @@ func OwnedBy(obj, job *unstructured.Unstructured) {
 // is deleted again: nothing is left half-made.
 func (s *Submission) createAttachments(ctx context.Context, client dynamic.Interface, k kinds.Kind, job *unstructured.Unstructured, attachments []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	var created []*unstructured.Unstructured
-	opts := metav1.CreateOptions{FieldManager: "easyai"}
-	if s.DryRun == DryRunServer {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
+	opts := createOptions(s.DryRun == DryRunServer)
 	for _, a := range attachments {
 		gvr, ok := attachmentResources[a.GroupVersionKind()]
 		if !ok {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/easyai-dev/easyai/pkg/render"
 )
 
 // TestAddFlagsBindsTheTable: every flag of the table (but --chart, the
@@ -75,5 +77,26 @@ func TestFlagOfValue(t *testing.T) {
 	}
 	if !reflect.DeepEqual(flagOfValue, want) {
 		t.Errorf("flagOfValue %v, want %v", flagOfValue, want)
+	}
+}
+
+// TestGivenBy: --set wins, then the flag of a checked value, then the
+// values file; a flag of no checked value, or nothing, names none.
+func TestGivenBy(t *testing.T) {
+	for _, tc := range []struct {
+		o      render.Origin
+		key    string
+		by     string
+		byFlag bool
+	}{
+		{render.Origin{Set: "name=x", Flags: true, File: "job.yaml"}, "name", "--set SHOWN", false},
+		{render.Origin{Flags: true, File: "job.yaml"}, "name", "--name", true},
+		{render.Origin{Flags: true, File: "job.yaml"}, "shmSize", "-f job.yaml", false},
+		{render.Origin{Flags: true}, "shmSize", "", false},
+		{render.Origin{}, "name", "", false},
+	} {
+		if by, byFlag := givenBy(tc.o, tc.key, "SHOWN"); by != tc.by || byFlag != tc.byFlag {
+			t.Errorf("givenBy(%+v, %s) = %q, %v; want %q, %v", tc.o, tc.key, by, byFlag, tc.by, tc.byFlag)
+		}
 	}
 }

@@ -15,17 +15,9 @@ func Overcommit(limit string, n int, cpu bool) (string, error) {
 		return "", err
 	}
 	if cpu {
-		m := q.MilliValue() / int64(n)
-		if m < 1 {
-			m = 1
-		}
-		return resource.NewMilliQuantity(m, resource.DecimalSI).String(), nil
+		return resource.NewMilliQuantity(max(q.MilliValue()/int64(n), 1), resource.DecimalSI).String(), nil
 	}
-	b := q.Value() / int64(n)
-	if b < 1 {
-		b = 1
-	}
-	return resource.NewQuantity(b, resource.BinarySI).String(), nil
+	return resource.NewQuantity(max(q.Value()/int64(n), 1), resource.BinarySI).String(), nil
 }
 
 // fillOversell applies --oversell N: the cpu and memory of the job (and of

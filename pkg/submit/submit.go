@@ -67,6 +67,14 @@ func (r *Request) Resolved() (map[string]any, error) {
 	return render.MergedValues(r.render())
 }
 
+// annotate sets the annotation key of the job to value.
+func (r *Request) annotate(key, value string) {
+	if r.Annotations == nil {
+		r.Annotations = map[string]string{}
+	}
+	r.Annotations[key] = value
+}
+
 // Build renders the job with easyai's labels and annotations, checked
 // against the kind's API types (by the rendering). Nothing is sent.
 func Build(r *Request) (*unstructured.Unstructured, error) {
@@ -164,11 +172,7 @@ func (r *Request) renderJob(metadata map[string]any) (*unstructured.Unstructured
 // Create sends the job in one request; dryRun asks the API server to
 // validate it (against the CRD's schema and admission) without storing it.
 func Create(ctx context.Context, client dynamic.Interface, k kinds.Kind, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
-	opts := metav1.CreateOptions{FieldManager: "easyai"}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	created, err := client.Resource(k.Resource()).Namespace(obj.GetNamespace()).Create(ctx, obj, opts)
+	created, err := client.Resource(k.Resource()).Namespace(obj.GetNamespace()).Create(ctx, obj, createOptions(dryRun))
 	switch {
 	case err == nil:
 		return created, nil
@@ -179,18 +183,23 @@ func Create(ctx context.Context, client dynamic.Interface, k kinds.Kind, obj *un
 	}
 }
 
+// createOptions are easyai's options of a create; dryRun: the API server
+// validates the object and does not store it.
+func createOptions(dryRun bool) metav1.CreateOptions {
+	opts := metav1.CreateOptions{FieldManager: "easyai"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return opts
+}
+
 // explain names where a value the chart refused came from: the --set
 // expression, the job file or the flag that gave it.
 func (r *Request) explain(e *render.ValueError) error {
 	key, _, _ := strings.Cut(e.Path, "[")
 	o := render.OriginOf(r.render(), key)
-	switch {
-	case o.Set != "":
-		return exit.UsageErrorf("--set %s: %s: %s", o.Set, e.Path, e.Message)
-	case o.Flags && flagOfValue[key] != "":
-		return exit.UsageErrorf("%s: %s: %s", flagOfValue[key], e.Path, e.Message)
-	case o.File != "":
-		return exit.UsageErrorf("-f %s: %s: %s", o.File, e.Path, e.Message)
+	if by, _ := givenBy(o, key, o.Set); by != "" {
+		return exit.UsageErrorf("%s: %s: %s", by, e.Path, e.Message)
 	}
 	return exit.UsageErrorf("%s: %s", e.Path, e.Message)
 }

@@ -84,7 +84,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 // Labels and annotations of the job are added by Build, not here.
 func (f *Flags) Values() (map[string]any, error) {
 	v := map[string]any{}
-	for _, part := range []func(map[string]any) error{f.containerValues, f.resourceValues, f.podValues, f.sharedValues, f.runPolicyValues} {
+	for _, part := range []func(map[string]any) error{f.containerValues, f.resourceValues, f.madeValues, f.runPolicyValues} {
 		if err := part(v); err != nil {
 			return nil, err
 		}
@@ -198,42 +198,61 @@ func (f *Flags) resourceValues(v map[string]any) error {
 	return nil
 }
 
-// podValues are the repeatable flags of the pods: --env,
-// --node-selector, --toleration and --data.
-func (f *Flags) podValues(v map[string]any) error {
-	if len(f.Env) > 0 {
-		env, err := f.envValues()
+// madeValues are the values each made of a few flags by a method of its
+// own, in this order: the pods' repeatable flags (--env, --node-selector,
+// --toleration, --data), then the storage, the code and the devtools. A
+// value is set only when not empty.
+func (f *Flags) madeValues(v map[string]any) error {
+	for _, part := range []struct {
+		key    string
+		values func() (any, error)
+	}{
+		{"env", anyOf(f.envValues)},
+		{"nodeSelector", anyOf(f.nodeSelectorValues)},
+		{"tolerations", anyOf(f.tolerationValues)},
+		{"data", anyOf(f.dataValues)},
+		{"storage", anyOf(f.storageValues)},
+		{"code", anyOf(f.codeValues)},
+		{"devtools", anyOf(f.devtoolsValues)},
+	} {
+		value, err := part.values()
 		if err != nil {
 			return err
 		}
-		v["env"] = env
-	}
-	if len(f.NodeSelectors) > 0 {
-		sel, err := parseLabelPairs("--node-selector", f.NodeSelectors)
-		if err != nil {
-			return err
+		if value != nil && !emptyCollection(value) {
+			v[part.key] = value
 		}
-		v["nodeSelector"] = anyValues(sel)
-	}
-	if len(f.Tolerations) > 0 {
-		tols := []any{}
-		for _, t := range f.Tolerations {
-			tol, err := parseToleration(t)
-			if err != nil {
-				return err
-			}
-			tols = append(tols, tol)
-		}
-		v["tolerations"] = tols
-	}
-	if len(f.Data) > 0 {
-		data, err := f.dataValues()
-		if err != nil {
-			return err
-		}
-		v["data"] = data
 	}
 	return nil
+}
+
+// anyOf is values with its value as any.
+func anyOf[T any](values func() (T, error)) func() (any, error) {
+	return func() (any, error) { return values() }
+}
+
+// nodeSelectorValues are --node-selector KEY=VALUE as the "nodeSelector"
+// value.
+func (f *Flags) nodeSelectorValues() (map[string]any, error) {
+	sel, err := parseLabelPairs("--node-selector", f.NodeSelectors)
+	if err != nil {
+		return nil, err
+	}
+	return anyValues(sel), nil
+}
+
+// tolerationValues are --toleration key[=value]:effect as the
+// "tolerations" value.
+func (f *Flags) tolerationValues() ([]any, error) {
+	tols := []any{}
+	for _, t := range f.Tolerations {
+		tol, err := parseToleration(t)
+		if err != nil {
+			return nil, err
+		}
+		tols = append(tols, tol)
+	}
+	return tols, nil
 }
 
 // envValues are --env NAME=VALUE as the "env" value: each name once.
@@ -272,24 +291,6 @@ func (f *Flags) dataValues() ([]any, error) {
 		data = append(data, m)
 	}
 	return data, nil
-}
-
-// sharedValues are the flags of the team's storage, the code and the
-// devtools: the "storage", "code" and "devtools" values.
-func (f *Flags) sharedValues(v map[string]any) error {
-	for _, part := range []struct {
-		key    string
-		values func() (map[string]any, error)
-	}{{"storage", f.storageValues}, {"code", f.codeValues}, {"devtools", f.devtoolsValues}} {
-		m, err := part.values()
-		if err != nil {
-			return err
-		}
-		if len(m) > 0 {
-			v[part.key] = m
-		}
-	}
-	return nil
 }
 
 // runPolicyValues are the flags of how the job runs: --gang, --queue,

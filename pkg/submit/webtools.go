@@ -127,10 +127,7 @@ func (s *Submission) fillWebTools(ctx context.Context, req *Request) error {
 	if err != nil {
 		return err
 	}
-	if req.Annotations == nil {
-		req.Annotations = map[string]string{}
-	}
-	req.Annotations[jobmodel.EndpointsAnnotation] = string(raw)
+	req.annotate(jobmodel.EndpointsAnnotation, string(raw))
 	return nil
 }
 
