@@ -266,7 +266,10 @@ func (s *Submission) request(ctx context.Context) (*Request, error) {
 	if err := s.fillDefaults(req); err != nil {
 		return nil, err
 	}
-	return req, s.fillUser(ctx, req)
+	if err := s.fillUser(ctx, req); err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
 // metadata are the user's --label and --annotation, the settings' labels

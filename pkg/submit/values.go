@@ -19,9 +19,10 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
-// Flags are the common submit flags, as typed. Changed tells which ones the
-// user set: only those become values, so that a values file is not
-// overridden by a flag's default.
+// Flags are the common submit flags, as typed (declared by the table of
+// flags.go, AddFlags). Changed tells which ones the user set: only those
+// become values, so that a values file is not overridden by a flag's
+// default.
 type Flags struct {
 	Name             string
 	Image            string
