@@ -199,8 +199,46 @@ func (s *Submission) Validate() error {
 
 // Run renders the job and creates it (or, for a dry run, only renders it,
 // or has the API server validate it); it validates the submission first
-// unless Validate already did.
+// unless Validate already did. A name it generated is said (on Notes) once
+// the job is made, or would be.
 func (s *Submission) Run(ctx context.Context) (*Result, error) {
+	req, err := s.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fill(ctx, req); err != nil {
+		return nil, err
+	}
+	obj, err := Build(req)
+	if err != nil {
+		return nil, err
+	}
+	attachments, err := s.attachments(req, obj)
+	if err != nil {
+		return nil, err
+	}
+	// A job rendered as another kind is created and read back as that kind.
+	created := s.Kind
+	if k, ok := s.Kinds.ForGVK(req.Kind.GroupVersionKind()); ok {
+		created = k
+	}
+	res := &Result{Kind: created, Object: obj, Attachments: attachments}
+	if s.DryRun != DryRunClient {
+		if res, err = s.create(ctx, res); err != nil {
+			return nil, err
+		}
+	}
+	if req.generatedName != "" && s.Notes != nil {
+		fmt.Fprintf(s.Notes, "Job name: %s\n", req.generatedName)
+	}
+	return res, nil
+}
+
+// request is the submission's request, rendered as the kind (or the
+// backend chosen for it): the values of the flags over the job files and
+// the settings' defaults, the labels and annotations, the chart loaded, as
+// the user who submits.
+func (s *Submission) request(ctx context.Context) (*Request, error) {
 	if !s.validated {
 		if err := s.Validate(); err != nil {
 			return nil, err
@@ -210,14 +248,9 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels, annotations, err := s.Flags.Metadata()
+	labels, annotations, err := s.metadata()
 	if err != nil {
 		return nil, err
-	}
-	for k, v := range s.Settings.Labels {
-		if _, ok := labels[k]; !ok {
-			labels[k] = v
-		}
 	}
 	renderAs, err := s.backend(ctx)
 	if err != nil {
@@ -233,66 +266,88 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 	if err := s.fillDefaults(req); err != nil {
 		return nil, err
 	}
+	if err := s.fillUser(ctx, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// metadata are the user's --label and --annotation, the settings' labels
+// under them.
+func (s *Submission) metadata() (labels, annotations map[string]string, err error) {
+	labels, annotations, err = s.Flags.Metadata()
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range s.Settings.Labels {
+		if _, ok := labels[k]; !ok {
+			labels[k] = v
+		}
+	}
+	return labels, annotations, nil
+}
+
+// fillUser sets who submits (for a client dry run, which makes no call,
+// the kubeconfig's user) and lets CheckSubmitter refuse them.
+func (s *Submission) fillUser(ctx context.Context, req *Request) error {
 	if s.DryRun == DryRunClient {
-		// A client dry run makes no call: the user is the kubeconfig's.
 		if s.ClientUser != nil {
 			req.User, _ = s.ClientUser()
 		}
-	} else if req.User, err = s.User(ctx); err != nil {
-		return nil, err
+	} else {
+		user, err := s.User(ctx)
+		if err != nil {
+			return err
+		}
+		req.User = user
 	}
 	if s.CheckSubmitter != nil {
-		if err := s.CheckSubmitter(req.User); err != nil {
-			return nil, err
-		}
+		return s.CheckSubmitter(req.User)
 	}
+	return nil
+}
+
+// fill completes the request once its name and user are known (the
+// storage, the code's working directory, the devtools, --oversell) and
+// checks, online, what the job names on the cluster: its queue,
+// PriorityClass and claims.
+func (s *Submission) fill(ctx context.Context, req *Request) error {
 	resolved, err := req.Resolved()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.fillStorage(ctx, req, resolved); err != nil {
-		return nil, err
+		return err
 	}
 	fillCode(req, resolved)
 	if err := s.fillDevtools(ctx, req); err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.fillOversell(req); err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.checkPlacement(ctx, resolved); err != nil {
-		return nil, err
+		return err
 	}
-	if err := s.checkDataClaims(ctx, resolved); err != nil {
-		return nil, err
-	}
-	obj, err := Build(req)
-	if err != nil {
-		return nil, err
-	}
-	attachments, err := s.attachments(req, obj)
-	if err != nil {
-		return nil, err
-	}
-	// A job rendered as another kind is created and read back as that kind.
-	created := s.Kind
-	if k, ok := s.Kinds.ForGVK(renderAs.GroupVersionKind()); ok {
-		created = k
-	}
-	if s.DryRun == DryRunClient {
-		return &Result{Kind: created, Object: obj, Attachments: attachments}, nil
-	}
+	return s.checkDataClaims(ctx, resolved)
+}
+
+// create creates the job of res, its code uploaded first (not for a server
+// dry run), and its attachments; it returns them as the API server did.
+// When the job cannot be created, the code uploaded is removed again.
+func (s *Submission) create(ctx context.Context, res *Result) (*Result, error) {
 	client, err := s.Dynamic()
 	if err != nil {
 		return nil, err
 	}
 	var undo func(context.Context) error
 	if s.DryRun == DryRunNone {
-		if undo, err = s.uploadCode(ctx, obj); err != nil {
+		if undo, err = s.uploadCode(ctx, res.Object); err != nil {
 			return nil, err
 		}
 	}
-	if obj, err = Create(ctx, client, created, obj, s.DryRun == DryRunServer); err != nil {
+	obj, err := Create(ctx, client, res.Kind, res.Object, s.DryRun == DryRunServer)
+	if err != nil {
 		if undo != nil {
 			if uerr := undo(ctx); uerr != nil && s.Notes != nil {
 				fmt.Fprintf(s.Notes, "warning: the uploaded code was not removed: %v\n", uerr)
@@ -300,10 +355,11 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 		}
 		return nil, err
 	}
-	if attachments, err = s.createAttachments(ctx, client, created, obj, attachments); err != nil {
+	attachments, err := s.createAttachments(ctx, client, res.Kind, obj, res.Attachments)
+	if err != nil {
 		return nil, err
 	}
-	return &Result{Kind: created, Object: obj, Attachments: attachments}, nil
+	return &Result{Kind: res.Kind, Object: obj, Attachments: attachments}, nil
 }
 
 // flagValues are the values of the flags the user set, the kind's own
@@ -374,15 +430,29 @@ func (s *Submission) fillDefaults(req *Request) error {
 		}
 	}
 	if name, _ := resolved["name"].(string); name == "" {
-		name = GenerateName(s.Kind.Name())
-		req.Values["name"] = name
-		if s.Notes != nil {
-			fmt.Fprintf(s.Notes, "Job name: %s\n", name)
-		}
+		req.generatedName = GenerateName(s.Kind.Name())
+		req.Values["name"] = req.generatedName
 	}
 	if rp, _ := resolved["runPolicy"].(map[string]any); s.Settings.Queue != "" && (rp == nil || rp["queue"] == nil || rp["queue"] == "") {
 		req.Values = render.MergeMaps(req.Values, map[string]any{"runPolicy": map[string]any{"queue": s.Settings.Queue}})
 	}
+	if err := s.fillPriority(req, resolved); err != nil {
+		return err
+	}
+	if missing(resolved, "image") {
+		if err := s.fillImage(req); err != nil {
+			return err
+		}
+	}
+	if missing(resolved, "command") {
+		return s.fillCommand(req)
+	}
+	return nil
+}
+
+// fillPriority gives the job the low PriorityClass of --preemptible, or
+// else, when the values name none, the settings' (a kind that takes one).
+func (s *Submission) fillPriority(req *Request, resolved map[string]any) error {
 	_, noPriority := req.Kind.(kinds.NoPriorityClass)
 	if s.Flags.Preemptible {
 		if err := s.preemptible(noPriority); err != nil {
@@ -395,35 +465,44 @@ func (s *Submission) fillDefaults(req *Request) error {
 		}
 		req.Values["priorityClassName"] = s.Settings.PriorityClass
 	}
-	if missing(resolved, "image") {
-		image := s.Settings.Image
-		if image == "" && s.Prompter != nil {
-			if image, err = s.Prompter.Input("Image", "the container image every replica runs", ""); err != nil {
-				return err
-			}
-		}
-		if image == "" {
-			return exit.UsageErrorf("--image is required (or set a default: easyai config set image IMAGE)")
-		}
-		if err := CheckImage("image", image); err != nil {
+	return nil
+}
+
+// fillImage gives the job the settings' image or, on a terminal, the one
+// the user types.
+func (s *Submission) fillImage(req *Request) error {
+	image := s.Settings.Image
+	if image == "" && s.Prompter != nil {
+		var err error
+		if image, err = s.Prompter.Input("Image", "the container image every replica runs", ""); err != nil {
 			return err
 		}
-		req.Values["image"] = image
 	}
-	if missing(resolved, "command") {
-		if s.Prompter == nil {
-			return exit.UsageErrorf(`the command is required: put it after "--" (easyai submit %s [flags] -- python train.py)`, s.Kind.Name())
-		}
-		line, err := s.Prompter.Input("Command", "what every replica runs, e.g. python train.py --epochs 10", "")
-		if err != nil {
-			return err
-		}
-		argv, err := shlex.Split(line)
-		if err != nil || len(argv) == 0 {
-			return exit.UsageErrorf("command %q: %v", line, err)
-		}
-		req.Values["command"] = toAny(argv)
+	if image == "" {
+		return exit.UsageErrorf("--image is required (or set a default: easyai config set image IMAGE)")
 	}
+	if err := CheckImage("image", image); err != nil {
+		return err
+	}
+	req.Values["image"] = image
+	return nil
+}
+
+// fillCommand gives the job the command the user types on a terminal,
+// split as a shell would.
+func (s *Submission) fillCommand(req *Request) error {
+	if s.Prompter == nil {
+		return exit.UsageErrorf(`the command is required: put it after "--" (easyai submit %s [flags] -- python train.py)`, s.Kind.Name())
+	}
+	line, err := s.Prompter.Input("Command", "what every replica runs, e.g. python train.py --epochs 10", "")
+	if err != nil {
+		return err
+	}
+	argv, err := shlex.Split(line)
+	if err != nil || len(argv) == 0 {
+		return exit.UsageErrorf("command %q: %v", line, err)
+	}
+	req.Values["command"] = toAny(argv)
 	return nil
 }
 

@@ -1,11 +1,19 @@
 package submit
 
 import (
+	"context"
 	"errors"
 	"io"
 	"reflect"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
@@ -133,5 +141,47 @@ func TestConfiguredDefaultsAreChecked(t *testing.T) {
 		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("image %q priority %q: error %v, want exit 2 with %q", tc.image, tc.priority, err, tc.want)
 		}
+	}
+}
+
+// TestTheGeneratedNameIsSaidOnceTheJobIsMade: a submission whose check
+// fails (offline, on the cluster) or whose job the API server refuses says
+// no generated name, for nothing was made; one made, or that would be (a
+// dry run), says it once.
+func TestTheGeneratedNameIsSaidOnceTheJobIsMade(t *testing.T) {
+	refusing := func() (dynamic.Interface, error) {
+		client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{PVCs: "PersistentVolumeClaimList"}, claim("team"))
+		client.PrependReactor("create", "tfjobs", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "kubeflow.org", Resource: "tfjobs"}, "", nil)
+		})
+		return client, nil
+	}
+	for _, tc := range []struct {
+		name    string
+		flags   map[string]string
+		dryRun  DryRun
+		dynamic func() (dynamic.Interface, error)
+	}{
+		{"a flag that needs a storage", map[string]string{"data-dir": "data/x"}, DryRunClient, nil},
+		{"a missing claim", map[string]string{"storage": "pvc:missing"}, DryRunServer, fakeCluster(t, false, claim("team"))},
+		{"the job refused", map[string]string{"storage": "pvc:team"}, DryRunNone, refusing},
+	} {
+		s, notes := storageSubmission(t, tc.flags)
+		s.DryRun, s.Namespace, s.Dynamic = tc.dryRun, "team-a", tc.dynamic
+		s.User = func(context.Context) (string, error) { return "alice", nil }
+		if _, err := s.Run(context.Background()); err == nil {
+			t.Fatalf("%s: no error", tc.name)
+		}
+		if strings.Contains(notes.String(), "Job name") {
+			t.Errorf("%s: notes %q say a name, and nothing was made", tc.name, notes.String())
+		}
+	}
+	s, notes := storageSubmission(t, nil)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := res.Object.GetName(); !strings.HasPrefix(name, "tf-") || notes.String() != "Job name: "+name+"\n" {
+		t.Errorf("job %s: notes %q, want the generated name once", name, notes.String())
 	}
 }

@@ -1,7 +1,6 @@
 package submit
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -14,29 +13,34 @@ import (
 	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
-// flagOfValue is the submit flag that sets each checked value, for messages.
-var flagOfValue = map[string]string{
-	"name": "--name", "image": "--image", "workingDir": "--working-dir", "priorityClassName": "--priority",
-	"imagePullSecrets": "--image-pull-secret", "env": "--env", "data": "--data", "kind": "the kind",
-	"runPolicy.minAvailable": "--min-available", "runPolicy.backoffLimit": "--retry",
-	"runPolicy.ttlSecondsAfterFinished": "--ttl-after-finished", "resources.gpus": "--gpus",
-}
-
 // Source names where the merged value at path came from, as the user gave
 // it: the flag ("--name"), the --set expression ("--set name=MyJob: name"),
 // or the key in a values file ("-f job.yaml: name").
 func (r *Request) Source(path string) string {
 	o := render.OriginOf(r.render(), path)
-	switch {
-	case o.Set != "":
-		// (A URL's credentials in the expression are never repeated.)
-		return fmt.Sprintf("--set %s: %s", userInfo.ReplaceAllString(o.Set, "//REDACTED@"), path)
-	case o.Flags && flagOfValue[path] != "":
-		return flagOfValue[path]
-	case o.File != "":
-		return fmt.Sprintf("-f %s: %s", o.File, path)
+	// (A URL's credentials in the expression are never repeated.)
+	switch from, flag := givenBy(o, path, userInfo.ReplaceAllString(o.Set, "//REDACTED@")); {
+	case flag:
+		return from
+	case from != "":
+		return from + ": " + path
 	}
 	return path
+}
+
+// givenBy names what gave the value at key, o being its origin: the --set
+// expression (set, as it is to be shown), the flag (flag true), or the
+// values file ("-f job.yaml"); "" when none did (a chart's default).
+func givenBy(o render.Origin, key, set string) (by string, flag bool) {
+	switch {
+	case o.Set != "":
+		return "--set " + set, false
+	case o.Flags && flagOfValue[key] != "":
+		return flagOfValue[key], true
+	case o.File != "":
+		return "-f " + o.File, false
+	}
+	return "", false
 }
 
 // checkGitCode checks code.git of the merged values as ParseCode checks
@@ -72,15 +76,11 @@ func (r *Request) checkValues(values map[string]any) error {
 	if err := r.checkGitCode(values); err != nil {
 		return err
 	}
-	if name, ok := values["name"].(string); ok && name != "" {
-		if err := CheckName(r.Source("name"), name); err != nil {
-			return err
-		}
+	if err := r.checkString(values, "", "name", CheckName); err != nil {
+		return err
 	}
-	if p, ok := values["priorityClassName"].(string); ok && p != "" {
-		if err := CheckObjectName("PriorityClass")(r.Source("priorityClassName"), p); err != nil {
-			return err
-		}
+	if err := r.checkString(values, "", "priorityClassName", CheckObjectName("PriorityClass")); err != nil {
+		return err
 	}
 	if secrets, ok := values["imagePullSecrets"].([]any); ok {
 		for _, s := range secrets {
@@ -94,19 +94,19 @@ func (r *Request) checkValues(values map[string]any) error {
 	if err := r.checkContainer("", values); err != nil {
 		return err
 	}
-	if data, ok := values["data"].([]any); ok {
-		mounts := map[string]bool{}
-		for _, d := range data {
-			d, _ := d.(map[string]any)
-			if m, ok := d["mountPath"].(string); ok {
-				if mounts[m] {
-					return exit.UsageErrorf("%s: two volumes are mounted at %s", r.Source("data"), m)
-				}
-				mounts[m] = true
-			}
-		}
+	if m, ok := repeated(values["data"], "mountPath"); ok {
+		return exit.UsageErrorf("%s: two volumes are mounted at %s", r.Source("data"), m)
 	}
-	pods := 0.0
+	pods, err := r.checkRoles(values)
+	if err != nil {
+		return err
+	}
+	return r.checkRunPolicy(values, pods)
+}
+
+// checkRoles checks the replicas and the container of each role ("roles")
+// or task ("tasks") of the values, and counts the job's pods.
+func (r *Request) checkRoles(values map[string]any) (pods float64, err error) {
 	for _, rolesKey := range []string{"roles", "tasks"} {
 		roles, _ := values[rolesKey].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(roles)) {
@@ -114,15 +114,21 @@ func (r *Request) checkValues(values map[string]any) error {
 			prefix := rolesKey + "." + name + "."
 			if n, ok := number(role["replicas"]); ok {
 				if err := r.checkCount(prefix+"replicas", n); err != nil {
-					return err
+					return 0, err
 				}
 				pods += n
 			}
 			if err := r.checkContainer(prefix, role); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
+	return pods, nil
+}
+
+// checkRunPolicy checks the counts of the "runPolicy" value, and that
+// minAvailable is no more than the job's pods (when they are counted).
+func (r *Request) checkRunPolicy(values map[string]any, pods float64) error {
 	runPolicy, _ := values["runPolicy"].(map[string]any)
 	for _, key := range []string{"backoffLimit", "ttlSecondsAfterFinished", "minAvailable"} {
 		if n, ok := number(runPolicy[key]); ok {
@@ -140,33 +146,47 @@ func (r *Request) checkValues(values map[string]any) error {
 // checkContainer checks the values of a container: at the top (prefix "")
 // or of a role ("roles.worker.").
 func (r *Request) checkContainer(prefix string, values map[string]any) error {
-	if image, ok := values["image"].(string); ok && image != "" {
-		if err := CheckImage(r.Source(prefix+"image"), image); err != nil {
-			return err
-		}
+	if err := r.checkString(values, prefix, "image", CheckImage); err != nil {
+		return err
 	}
-	if dir, ok := values["workingDir"].(string); ok && dir != "" {
-		if err := CheckWorkingDir(r.Source(prefix+"workingDir"), dir); err != nil {
-			return err
-		}
+	if err := r.checkString(values, prefix, "workingDir", CheckWorkingDir); err != nil {
+		return err
 	}
-	if env, ok := values["env"].([]any); ok {
-		seen := map[string]bool{}
-		for _, e := range env {
-			e, _ := e.(map[string]any)
-			if name, ok := e["name"].(string); ok {
-				if seen[name] {
-					return exit.UsageErrorf("%s: %s is given twice", r.Source(prefix+"env"), name)
-				}
-				seen[name] = true
-			}
-		}
+	if name, ok := repeated(values["env"], "name"); ok {
+		return exit.UsageErrorf("%s: %s is given twice", r.Source(prefix+"env"), name)
 	}
 	res, _ := values["resources"].(map[string]any)
 	if n, ok := number(res["gpus"]); ok {
 		return r.checkCount(prefix+"resources.gpus", n)
 	}
 	return nil
+}
+
+// checkString checks the string at key of values (of a container under
+// prefix) with check, naming where it came from; no string, or "", passes.
+func (r *Request) checkString(values map[string]any, prefix, key string, check func(what, value string) error) error {
+	if s, ok := values[key].(string); ok && s != "" {
+		return check(r.Source(prefix+key), s)
+	}
+	return nil
+}
+
+// repeated is the first string at key that two of the maps of list (a list
+// of the values) share: two env variables of one name, two volumes at one
+// mount path. false: none.
+func repeated(list any, key string) (string, bool) {
+	items, _ := list.([]any)
+	seen := map[string]bool{}
+	for _, item := range items {
+		m, _ := item.(map[string]any)
+		if s, ok := m[key].(string); ok {
+			if seen[s] {
+				return s, true
+			}
+			seen[s] = true
+		}
+	}
+	return "", false
 }
 
 func (r *Request) checkCount(path string, n float64) error {

@@ -85,13 +85,7 @@ func (s *Submission) fillDebug(ctx context.Context, req *Request) error {
 // replicaNames are the replicas the values ask for, by ROLE-INDEX (nil when
 // the values name no roles: a TrainJob's nodes).
 func replicaNames(values map[string]any) map[string]bool {
-	var roles map[string]any
-	for _, key := range []string{"roles", "tasks"} {
-		if r, ok := values[key].(map[string]any); ok {
-			roles = r
-			break
-		}
-	}
+	roles := rolesOf(values)
 	if roles == nil {
 		if n, ok := number(values["nodes"]); ok {
 			out := map[string]bool{}
@@ -111,4 +105,16 @@ func replicaNames(values map[string]any) map[string]bool {
 		}
 	}
 	return out
+}
+
+// rolesOf are the roles of the values by name: "roles" (the
+// training-operator's kinds) or "tasks" (Volcano's); nil when they have
+// neither (a TrainJob's nodes).
+func rolesOf(values map[string]any) map[string]any {
+	for _, key := range []string{"roles", "tasks"} {
+		if r, ok := values[key].(map[string]any); ok {
+			return r
+		}
+	}
+	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/render"
 )
@@ -36,21 +35,8 @@ type DevtoolsFlags struct {
 	SSHKey string
 }
 
-// DevtoolsFlagNames are the flags of DevtoolsFlags, which only Kubernetes
-// clusters take.
-var DevtoolsFlagNames = []string{"debug", "debug-task", "debug-timeout", "tensorboard", "jupyter", "code-server", "ssh", "ssh-key"}
-
-// NotYetFlags are the devtools flags whose tools are not built yet: hidden
-// from the help and refused (exit 2) rather than accepted and ignored.
-var NotYetFlags = []string{}
-
 // devtoolsValues are the flags' part of the "devtools" value.
 func (f *Flags) devtoolsValues() (map[string]any, error) {
-	for _, flag := range NotYetFlags {
-		if f.Changed(flag) {
-			return nil, exit.UsageErrorf("--%s: not available in this version of easyai yet (docs/debug.md says what is)", flag)
-		}
-	}
 	v := map[string]any{}
 	for _, part := range []func() (map[string]any, error){f.debugValues, f.webToolValues, f.sshValues} {
 		m, err := part()
@@ -123,10 +109,7 @@ func OwnedBy(obj, job *unstructured.Unstructured) {
 // is deleted again: nothing is left half-made.
 func (s *Submission) createAttachments(ctx context.Context, client dynamic.Interface, k kinds.Kind, job *unstructured.Unstructured, attachments []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	var created []*unstructured.Unstructured
-	opts := metav1.CreateOptions{FieldManager: "easyai"}
-	if s.DryRun == DryRunServer {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
+	opts := createOptions(s.DryRun == DryRunServer)
 	for _, a := range attachments {
 		gvr, ok := attachmentResources[a.GroupVersionKind()]
 		if !ok {

@@ -15,17 +15,9 @@ func Overcommit(limit string, n int, cpu bool) (string, error) {
 		return "", err
 	}
 	if cpu {
-		m := q.MilliValue() / int64(n)
-		if m < 1 {
-			m = 1
-		}
-		return resource.NewMilliQuantity(m, resource.DecimalSI).String(), nil
+		return resource.NewMilliQuantity(max(q.MilliValue()/int64(n), 1), resource.DecimalSI).String(), nil
 	}
-	b := q.Value() / int64(n)
-	if b < 1 {
-		b = 1
-	}
-	return resource.NewQuantity(b, resource.BinarySI).String(), nil
+	return resource.NewQuantity(max(q.Value()/int64(n), 1), resource.BinarySI).String(), nil
 }
 
 // fillOversell applies --oversell N: the cpu and memory of the job (and of
@@ -33,7 +25,7 @@ func Overcommit(limit string, n int, cpu bool) (string, error) {
 // the limits kept (the chart's resources.requests). GPUs never.
 func (s *Submission) fillOversell(req *Request) error {
 	n := s.Flags.Oversell
-	if s.Flags.Changed == nil || !s.Flags.Changed("oversell") || n == 1 {
+	if !s.Flags.given("oversell") || n == 1 {
 		return nil
 	}
 	if n < 1 {
@@ -43,38 +35,32 @@ func (s *Submission) fillOversell(req *Request) error {
 	if err != nil {
 		return err
 	}
-	requests := func(res map[string]any) (map[string]any, error) {
-		out := map[string]any{}
-		for _, k := range []string{"cpu", "memory"} {
-			limit, _ := res[k].(string)
-			if limit == "" {
-				continue
-			}
-			r, err := Overcommit(limit, n, k == "cpu")
-			if err != nil {
-				return nil, exit.UsageErrorf("--oversell: resources.%s %q: %v", k, limit, err)
-			}
-			out[k] = r
-		}
-		return out, nil
-	}
-	patch := map[string]any{}
-	found := false
-	top, _ := resolved["resources"].(map[string]any)
-	if r, err := requests(top); err != nil {
+	patch, err := oversellPatch(resolved, n)
+	if err != nil {
 		return err
-	} else if len(r) > 0 {
-		patch["resources"] = map[string]any{"requests": r}
-		found = true
+	}
+	if len(patch) == 0 {
+		return exit.UsageErrorf("--oversell %d divides the cpu and memory limits, and the job has none: give --cpu or --memory", n)
+	}
+	req.Values = render.MergeMaps(req.Values, patch)
+	return nil
+}
+
+// oversellPatch are the values that request the cpu and memory of the
+// resolved values (at the top, and of each role or task) at their limits
+// divided by n: empty when they have no limit.
+func oversellPatch(resolved map[string]any, n int) (map[string]any, error) {
+	patch, err := requestsPatch(resolved, n)
+	if err != nil {
+		return nil, err
 	}
 	for _, key := range []string{"roles", "tasks"} {
 		roles, _ := resolved[key].(map[string]any)
 		for name, v := range roles {
 			role, _ := v.(map[string]any)
-			res, _ := role["resources"].(map[string]any)
-			r, err := requests(res)
+			r, err := requestsPatch(role, n)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if len(r) == 0 {
 				continue
@@ -84,13 +70,31 @@ func (s *Submission) fillOversell(req *Request) error {
 				rp = map[string]any{}
 				patch[key] = rp
 			}
-			rp[name] = map[string]any{"resources": map[string]any{"requests": r}}
-			found = true
+			rp[name] = r
 		}
 	}
-	if !found {
-		return exit.UsageErrorf("--oversell %d divides the cpu and memory limits, and the job has none: give --cpu or --memory", n)
+	return patch, nil
+}
+
+// requestsPatch are the values that request the cpu and memory of the
+// resources of values (the job's or a role's) at their limits divided by
+// n: {"resources": {"requests": ...}}, empty when they have no limit.
+func requestsPatch(values map[string]any, n int) (map[string]any, error) {
+	res, _ := values["resources"].(map[string]any)
+	requests := map[string]any{}
+	for _, k := range []string{"cpu", "memory"} {
+		limit, _ := res[k].(string)
+		if limit == "" {
+			continue
+		}
+		r, err := Overcommit(limit, n, k == "cpu")
+		if err != nil {
+			return nil, exit.UsageErrorf("--oversell: resources.%s %q: %v", k, limit, err)
+		}
+		requests[k] = r
 	}
-	req.Values = render.MergeMaps(req.Values, patch)
-	return nil
+	if len(requests) == 0 {
+		return map[string]any{}, nil
+	}
+	return map[string]any{"resources": map[string]any{"requests": requests}}, nil
 }

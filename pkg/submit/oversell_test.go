@@ -2,6 +2,7 @@ package submit
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -97,5 +98,34 @@ func TestPreemptible(t *testing.T) {
 	s.Flags.Changed = func(f string) bool { return f == "priority" || changed(f) }
 	if _, err := s.Run(context.Background()); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--preemptible and --priority high: choose one") {
 		t.Errorf("--preemptible --priority: %v", err)
+	}
+}
+
+// TestOversellPatch: the requests of the job's limits and of each role's
+// own, none for a role without a limit; nothing when nothing has one.
+func TestOversellPatch(t *testing.T) {
+	resolved := map[string]any{
+		"resources": map[string]any{"cpu": "4", "gpus": 1},
+		"tasks": map[string]any{
+			"worker": map[string]any{"resources": map[string]any{"memory": "8Gi"}},
+			"ps":     map[string]any{"replicas": 1},
+		},
+	}
+	got, err := oversellPatch(resolved, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"resources": map[string]any{"requests": map[string]any{"cpu": "2"}},
+		"tasks":     map[string]any{"worker": map[string]any{"resources": map[string]any{"requests": map[string]any{"memory": "4Gi"}}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("patch %v, want %v", got, want)
+	}
+	if got, err := oversellPatch(map[string]any{"resources": map[string]any{"gpus": 1}}, 2); err != nil || len(got) != 0 {
+		t.Errorf("no limit: patch %v, %v", got, err)
+	}
+	if _, err := oversellPatch(map[string]any{"resources": map[string]any{"cpu": "lots"}}, 2); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), `resources.cpu "lots"`) {
+		t.Errorf("a bad limit: %v", err)
 	}
 }

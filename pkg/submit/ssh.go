@@ -70,10 +70,7 @@ func (s *Submission) fillSSH(ctx context.Context, req *Request) error {
 		return err
 	}
 	req.Values = render.MergeMaps(req.Values, map[string]any{"devtools": map[string]any{"ssh": map[string]any{"secret": secret}}})
-	if req.Annotations == nil {
-		req.Annotations = map[string]string{}
-	}
-	req.Annotations[jobmodel.SSHAnnotation] = secret
+	req.annotate(jobmodel.SSHAnnotation, secret)
 	return nil
 }
 

@@ -215,67 +215,104 @@ func (s *Submission) fillStorage(ctx context.Context, req *Request, resolved map
 	}
 	v := raw.Storage.Values
 	v.Spec = v.Spec.Normalized()
-	origin := "the job file's storage"
-	if s.Flags.Changed != nil && s.Flags.Changed("storage") {
-		origin = "--storage"
+	origin, err := s.defaultStorage(req, &v)
+	if err != nil {
+		return err
 	}
-	if v.IsZero() && s.Settings.Storage != "" {
-		spec, err := storage.Parse("the configuration's storage", s.Settings.Storage)
-		if err != nil {
-			return err
-		}
-		v.Spec, origin = spec, "the configuration's storage ("+spec.String()+")"
-		req.Values = render.MergeMaps(req.Values, map[string]any{"storage": specValues(spec)})
-	}
-	changed := func(flag string) bool { return s.Flags.Changed != nil && s.Flags.Changed(flag) }
 	if v.IsZero() {
-		if len(s.Workspaces) > 0 {
-			return exit.UsageErrorf("%s keeps its workspace on the team's storage: give --storage %s (or easyai config set storage ...)", s.WorkspacesFor, storage.Form)
-		}
-		for _, flag := range []string{"data-dir", "pretrained-from", "persist-logs"} {
-			if changed(flag) {
-				return exit.UsageErrorf("--%s: the job has no storage: give --storage %s (or easyai config set storage ...)", flag, storage.Form)
-			}
-		}
-		if code, _ := resolved["code"].(map[string]any); code != nil && code["dir"] == true {
-			return exit.UsageErrorf("--code dir: the code is uploaded onto the storage: give --storage %s", storage.Form)
-		}
-		return nil
+		return s.checkNoStorageNeeded(resolved)
 	}
-	name, _ := resolved["name"].(string)
-	set := map[string]any{"jobDir": storage.NewJobDir(name)}
-	if v.DataDir == "" {
-		set["dataDir"] = storage.DefaultDataDir(req.User)
-	}
-	if len(s.Workspaces) > 0 {
-		var ws []any
-		for _, w := range s.Workspaces {
-			sub := strings.ReplaceAll(w.Sub, "{user}", path.Base(storage.DefaultDataDir(req.User)))
-			if err := storage.CheckSubPath("workspace", sub); err != nil {
-				return err
-			}
-			ws = append(ws, map[string]any{"sub": sub, "mountPath": w.MountPath})
-		}
-		set["workspaces"] = ws
+	set, err := s.jobStorage(ctx, req, resolved, v)
+	if err != nil {
+		return err
 	}
 	if raw.Storage.PersistLogs == nil {
 		set["persistLogs"] = true
-	}
-	if changed("pretrained-from") {
-		if s.DryRun == DryRunClient {
-			return exit.UsageErrorf("--pretrained-from reads the other job from the cluster: not with --dry-run=client (--dry-run=server asks it)")
-		}
-		dir, err := s.pretrainedFrom(ctx, v.Spec)
-		if err != nil {
-			return err
-		}
-		set["preJobDir"] = dir
 	}
 	req.Values = render.MergeMaps(req.Values, map[string]any{"storage": set})
 	if v.Claim != "" && s.DryRun != DryRunClient {
 		return s.checkClaim(ctx, origin, v.Claim)
 	}
 	return nil
+}
+
+// defaultStorage gives the job the configuration's storage when its
+// values v have none, and names where its storage comes from (for a
+// message about its claim).
+func (s *Submission) defaultStorage(req *Request, v *storage.Values) (origin string, err error) {
+	origin = "the job file's storage"
+	if s.Flags.given("storage") {
+		origin = "--storage"
+	}
+	if v.IsZero() && s.Settings.Storage != "" {
+		spec, err := storage.Parse("the configuration's storage", s.Settings.Storage)
+		if err != nil {
+			return "", err
+		}
+		v.Spec, origin = spec, "the configuration's storage ("+spec.String()+")"
+		req.Values = render.MergeMaps(req.Values, map[string]any{"storage": specValues(spec)})
+	}
+	return origin, nil
+}
+
+// checkNoStorageNeeded fails for what needs a storage, the job having none:
+// workspaces, --data-dir, --pretrained-from, --persist-logs, uploaded code.
+func (s *Submission) checkNoStorageNeeded(resolved map[string]any) error {
+	if len(s.Workspaces) > 0 {
+		return exit.UsageErrorf("%s keeps its workspace on the team's storage: give --storage %s (or easyai config set storage ...)", s.WorkspacesFor, storage.Form)
+	}
+	for _, flag := range []string{"data-dir", "pretrained-from", "persist-logs"} {
+		if s.Flags.given(flag) {
+			return exit.UsageErrorf("--%s: the job has no storage: give --storage %s (or easyai config set storage ...)", flag, storage.Form)
+		}
+	}
+	if code, _ := resolved["code"].(map[string]any); code != nil && code["dir"] == true {
+		return exit.UsageErrorf("--code dir: the code is uploaded onto the storage: give --storage %s", storage.Form)
+	}
+	return nil
+}
+
+// jobStorage are the storage values of this job on the storage v: its new
+// directory, data/{user} unless the values name a data directory, the
+// workspaces and --pretrained-from's job directory.
+func (s *Submission) jobStorage(ctx context.Context, req *Request, resolved map[string]any, v storage.Values) (map[string]any, error) {
+	name, _ := resolved["name"].(string)
+	set := map[string]any{"jobDir": storage.NewJobDir(name)}
+	if v.DataDir == "" {
+		set["dataDir"] = storage.DefaultDataDir(req.User)
+	}
+	if len(s.Workspaces) > 0 {
+		ws, err := s.workspaces(req.User)
+		if err != nil {
+			return nil, err
+		}
+		set["workspaces"] = ws
+	}
+	if s.Flags.given("pretrained-from") {
+		if s.DryRun == DryRunClient {
+			return nil, exit.UsageErrorf("--pretrained-from reads the other job from the cluster: not with --dry-run=client (--dry-run=server asks it)")
+		}
+		dir, err := s.pretrainedFrom(ctx, v.Spec)
+		if err != nil {
+			return nil, err
+		}
+		set["preJobDir"] = dir
+	}
+	return set, nil
+}
+
+// workspaces are the Workspaces as the "storage.workspaces" value, {user}
+// standing for user's directory name.
+func (s *Submission) workspaces(user string) ([]any, error) {
+	var ws []any
+	for _, w := range s.Workspaces {
+		sub := strings.ReplaceAll(w.Sub, "{user}", path.Base(storage.DefaultDataDir(user)))
+		if err := storage.CheckSubPath("workspace", sub); err != nil {
+			return nil, err
+		}
+		ws = append(ws, map[string]any{"sub": sub, "mountPath": w.MountPath})
+	}
+	return ws, nil
 }
 
 // pretrainedFrom is the job directory of --pretrained-from's job, which must
@@ -381,13 +418,13 @@ func storageOf(resolved map[string]any) (storage.Values, error) {
 // uploadsCode is true when --code dir:PATH is given: the submission
 // uploads code.
 func (s *Submission) uploadsCode() bool {
-	return s.Flags.Changed != nil && s.Flags.Changed("code") && strings.HasPrefix(s.Flags.Code, "dir:")
+	return s.Flags.given("code") && strings.HasPrefix(s.Flags.Code, "dir:")
 }
 
 // uploadCode uploads --code dir:PATH onto the job's storage before the job
 // is created; the returned undo removes it (nil: nothing was uploaded).
 func (s *Submission) uploadCode(ctx context.Context, job *unstructured.Unstructured) (func(context.Context) error, error) {
-	if s.Flags.Changed == nil || !s.Flags.Changed("code") {
+	if !s.Flags.given("code") {
 		return nil, nil
 	}
 	code, err := ParseCode(s.Flags.Code)

@@ -41,6 +41,9 @@ type Request struct {
 
 	// chart is loaded once by loadChart, for every rendering of the request.
 	chart *render.Chart
+	// generatedName is the name fillDefaults generated for the job ("":
+	// the values named it), said once the job is made.
+	generatedName string
 }
 
 func (r *Request) render() render.Request {
@@ -64,6 +67,14 @@ func (r *Request) Resolved() (map[string]any, error) {
 	return render.MergedValues(r.render())
 }
 
+// annotate sets the annotation key of the job to value.
+func (r *Request) annotate(key, value string) {
+	if r.Annotations == nil {
+		r.Annotations = map[string]string{}
+	}
+	r.Annotations[key] = value
+}
+
 // Build renders the job with easyai's labels and annotations, checked
 // against the kind's API types (by the rendering). Nothing is sent.
 func Build(r *Request) (*unstructured.Unstructured, error) {
@@ -78,43 +89,67 @@ func Build(r *Request) (*unstructured.Unstructured, error) {
 	if name == "" {
 		return nil, exit.UsageErrorf("the job has no name: give --name or set name in a values file")
 	}
-	labels := map[string]string{}
-	for k, v := range r.Labels {
-		labels[k] = v
+	labels := r.jobLabels(name)
+	annotations, err := r.jobAnnotations(resolved)
+	if err != nil {
+		return nil, err
 	}
-	labels[jobmodel.ManagedByLabel] = jobmodel.ManagedByValue
-	labels[jobmodel.NameLabel] = name
-	labels[jobmodel.KindLabel] = r.Kind.Name()
+	obj, err := r.renderJob(map[string]any{"name": name, "labels": anyValues(labels), "annotations": anyValues(annotations)})
+	if err != nil {
+		return nil, err
+	}
+	obj.SetNamespace(r.Namespace)
+	// A team's own chart may forget them: the contract holds on the job anyway.
+	obj.SetLabels(mergeStrings(obj.GetLabels(), labels))
+	obj.SetAnnotations(mergeStrings(obj.GetAnnotations(), annotations))
+	return obj, nil
+}
+
+// jobLabels are the labels of the job named name: the request's, and
+// easyai's (managed-by, the name, the kind, the user, the experiment).
+func (r *Request) jobLabels(name string) map[string]string {
+	labels := mergeStrings(r.Labels, map[string]string{
+		jobmodel.ManagedByLabel: jobmodel.ManagedByValue,
+		jobmodel.NameLabel:      name,
+		jobmodel.KindLabel:      r.Kind.Name(),
+	})
 	if r.User != "" {
 		labels[jobmodel.UserLabel] = jobmodel.LabelSafe(r.User)
 	}
 	if r.Experiment != "" {
 		labels[jobmodel.ExperimentLabel] = r.Experiment
 	}
-	// The request records what the user asked for, before easyai's own
-	// labels and annotations are added.
+	return labels
+}
+
+// jobAnnotations are the annotations of the job of the resolved values:
+// the request's, and easyai's (the request, which records what the user
+// asked for before easyai's own labels and annotations are added, the
+// version, the job's directory on the storage, the user).
+func (r *Request) jobAnnotations(resolved map[string]any) (map[string]string, error) {
 	request, err := json.Marshal(resolved)
 	if err != nil {
 		return nil, err
 	}
-	annotations := map[string]string{}
-	for k, v := range r.Annotations {
-		annotations[k] = v
-	}
-	annotations[jobmodel.RequestAnnotation] = string(request)
-	annotations[jobmodel.VersionAnnotation] = r.CLIVersion
+	annotations := mergeStrings(r.Annotations, map[string]string{
+		jobmodel.RequestAnnotation: string(request),
+		jobmodel.VersionAnnotation: r.CLIVersion,
+	})
 	if st, err := storageOf(resolved); err == nil && !st.IsZero() && st.JobDir != "" {
 		annotations[jobmodel.JobDirAnnotation] = st.JobDir
 	}
 	if r.User != "" {
 		annotations[jobmodel.UserAnnotation] = r.User
 	}
+	return annotations, nil
+}
 
-	values := render.MergeMaps(r.Values, map[string]any{
-		"name": name, "labels": anyValues(labels), "annotations": anyValues(annotations),
-	})
+// renderJob renders the request with its values and metadata over them: the
+// one object of the kind the chart must render. A value the chart refuses
+// is named as the user gave it (explain).
+func (r *Request) renderJob(metadata map[string]any) (*unstructured.Unstructured, error) {
 	req := r.render()
-	req.Values = values
+	req.Values = render.MergeMaps(r.Values, metadata)
 	objs, err := render.Render(req)
 	var valueErr *render.ValueError
 	if errors.As(err, &valueErr) {
@@ -131,22 +166,13 @@ func Build(r *Request) (*unstructured.Unstructured, error) {
 		}
 		return nil, exit.UsageErrorf("the chart must render exactly one %s, it rendered %v", gvk.Kind, got)
 	}
-	obj := objs[0]
-	obj.SetNamespace(r.Namespace)
-	// A team's own chart may forget them: the contract holds on the job anyway.
-	obj.SetLabels(mergeStrings(obj.GetLabels(), labels))
-	obj.SetAnnotations(mergeStrings(obj.GetAnnotations(), annotations))
-	return obj, nil
+	return objs[0], nil
 }
 
 // Create sends the job in one request; dryRun asks the API server to
 // validate it (against the CRD's schema and admission) without storing it.
 func Create(ctx context.Context, client dynamic.Interface, k kinds.Kind, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
-	opts := metav1.CreateOptions{FieldManager: "easyai"}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	created, err := client.Resource(k.Resource()).Namespace(obj.GetNamespace()).Create(ctx, obj, opts)
+	created, err := client.Resource(k.Resource()).Namespace(obj.GetNamespace()).Create(ctx, obj, createOptions(dryRun))
 	switch {
 	case err == nil:
 		return created, nil
@@ -157,18 +183,23 @@ func Create(ctx context.Context, client dynamic.Interface, k kinds.Kind, obj *un
 	}
 }
 
+// createOptions are easyai's options of a create; dryRun: the API server
+// validates the object and does not store it.
+func createOptions(dryRun bool) metav1.CreateOptions {
+	opts := metav1.CreateOptions{FieldManager: "easyai"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return opts
+}
+
 // explain names where a value the chart refused came from: the --set
 // expression, the job file or the flag that gave it.
 func (r *Request) explain(e *render.ValueError) error {
 	key, _, _ := strings.Cut(e.Path, "[")
 	o := render.OriginOf(r.render(), key)
-	switch {
-	case o.Set != "":
-		return exit.UsageErrorf("--set %s: %s: %s", o.Set, e.Path, e.Message)
-	case o.Flags && flagOfValue[key] != "":
-		return exit.UsageErrorf("%s: %s: %s", flagOfValue[key], e.Path, e.Message)
-	case o.File != "":
-		return exit.UsageErrorf("-f %s: %s: %s", o.File, e.Path, e.Message)
+	if by, _ := givenBy(o, key, o.Set); by != "" {
+		return exit.UsageErrorf("%s: %s: %s", by, e.Path, e.Message)
 	}
 	return exit.UsageErrorf("%s: %s", e.Path, e.Message)
 }

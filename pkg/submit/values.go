@@ -19,9 +19,10 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
-// Flags are the common submit flags, as typed. Changed tells which ones the
-// user set: only those become values, so that a values file is not
-// overridden by a flag's default.
+// Flags are the common submit flags, as typed (declared by the table of
+// flags.go, AddFlags). Changed tells which ones the user set: only those
+// become values, so that a values file is not overridden by a flag's
+// default.
 type Flags struct {
 	Name             string
 	Image            string
@@ -78,25 +79,35 @@ type Flags struct {
 	Changed func(flag string) bool
 }
 
-// PlatformOnlyFlags are the submit flags only timaker clusters take.
-var PlatformOnlyFlags = []string{"rdma", "gpu-type", "elastic", "fs"}
-
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // Values maps the flags the user set to chart values (see charts/*/values.yaml).
 // Labels and annotations of the job are added by Build, not here.
 func (f *Flags) Values() (map[string]any, error) {
 	v := map[string]any{}
-	set := func(flag, key string, value any) {
-		if f.Changed(flag) {
-			v[key] = value
-		}
-	}
-	if f.Changed("name") {
-		if err := CheckName("--name", f.Name); err != nil {
+	for _, part := range []func(map[string]any) error{f.containerValues, f.resourceValues, f.madeValues, f.runPolicyValues} {
+		if err := part(v); err != nil {
 			return nil, err
 		}
-		v["name"] = f.Name
+	}
+	return v, nil
+}
+
+// setChanged sets v[key] to value when the user set flag.
+func (f *Flags) setChanged(v map[string]any, flag, key string, value any) {
+	if f.Changed(flag) {
+		v[key] = value
+	}
+}
+
+// checkStrings checks the flags of one word (the name, the image, the
+// working directory, the PriorityClass, the queue) and --workers, as they
+// were given.
+func (f *Flags) checkStrings() error {
+	if f.Changed("name") {
+		if err := CheckName("--name", f.Name); err != nil {
+			return err
+		}
 	}
 	checks := []struct {
 		flag  string
@@ -112,25 +123,34 @@ func (f *Flags) Values() (map[string]any, error) {
 		// "" leaves the value to the job file, the configuration or the image.
 		if f.Changed(c.flag) && c.value != "" {
 			if err := c.check("--"+c.flag, c.value); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	if f.Changed("workers") {
-		if err := kinds.CheckCount("--workers", f.Workers, 0); err != nil {
-			return nil, err
-		}
+		return kinds.CheckCount("--workers", f.Workers, 0)
 	}
-	set("image", "image", f.Image)
-	set("working-dir", "workingDir", f.WorkingDir)
-	set("shm-size", "shmSize", f.ShmSize)
-	set("priority", "priorityClassName", f.Priority)
+	return nil
+}
+
+// containerValues are the values of the job's containers: the name, image,
+// working directory, /dev/shm, PriorityClass, the image's pull policy and
+// secrets, and the command.
+func (f *Flags) containerValues(v map[string]any) error {
+	if err := f.checkStrings(); err != nil {
+		return err
+	}
+	f.setChanged(v, "name", "name", f.Name)
+	f.setChanged(v, "image", "image", f.Image)
+	f.setChanged(v, "working-dir", "workingDir", f.WorkingDir)
+	f.setChanged(v, "shm-size", "shmSize", f.ShmSize)
+	f.setChanged(v, "priority", "priorityClassName", f.Priority)
 	if f.Preemptible && f.Changed("priority") {
-		return nil, exit.UsageErrorf("--preemptible and --priority %s: choose one (--preemptible is the configuration's preemptible-priority-class)", f.Priority)
+		return exit.UsageErrorf("--preemptible and --priority %s: choose one (--preemptible is the configuration's preemptible-priority-class)", f.Priority)
 	}
 	if f.ShmSize != "" {
 		if err := kinds.CheckQuantity("--shm-size", f.ShmSize); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if f.Changed("image-pull-policy") {
@@ -138,13 +158,13 @@ func (f *Flags) Values() (map[string]any, error) {
 		case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 			v["imagePullPolicy"] = f.ImagePullPolicy
 		default:
-			return nil, exit.UsageErrorf("--image-pull-policy %q: must be Always, IfNotPresent or Never", f.ImagePullPolicy)
+			return exit.UsageErrorf("--image-pull-policy %q: must be Always, IfNotPresent or Never", f.ImagePullPolicy)
 		}
 	}
 	if len(f.ImagePullSecrets) > 0 {
 		for _, s := range f.ImagePullSecrets {
 			if err := CheckObjectName("Secret")("--image-pull-secret", s); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		v["imagePullSecrets"] = toAny(f.ImagePullSecrets)
@@ -152,19 +172,23 @@ func (f *Flags) Values() (map[string]any, error) {
 	if len(f.Command) > 0 {
 		v["command"] = toAny(f.Command)
 	}
+	return nil
+}
 
+// resourceValues are --gpus, --cpu and --memory: the "resources" value.
+func (f *Flags) resourceValues(v map[string]any) error {
 	res := map[string]any{}
 	if f.Changed("gpus") {
 		gpus, err := f.gpus()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		res["gpus"] = gpus
 	}
 	for flag, value := range map[string]string{"cpu": f.CPU, "memory": f.Memory} {
 		if f.Changed(flag) {
 			if err := kinds.CheckQuantity("--"+flag, value); err != nil {
-				return nil, err
+				return err
 			}
 			res[flag] = value
 		}
@@ -172,108 +196,127 @@ func (f *Flags) Values() (map[string]any, error) {
 	if len(res) > 0 {
 		v["resources"] = res
 	}
+	return nil
+}
 
-	if len(f.Env) > 0 {
-		env := []any{}
-		seen := map[string]bool{}
-		for _, kv := range f.Env {
-			k, val, ok := strings.Cut(kv, "=")
-			if !ok || !envName.MatchString(k) {
-				return nil, exit.UsageErrorf("--env %q: must be NAME=VALUE with a valid variable name", kv)
-			}
-			if seen[k] {
-				return nil, exit.UsageErrorf("--env %q: %s is given twice", kv, k)
-			}
-			seen[k] = true
-			env = append(env, map[string]any{"name": k, "value": val})
+// madeValues are the values each made of a few flags by a method of its
+// own, in this order: the pods' repeatable flags (--env, --node-selector,
+// --toleration, --data), then the storage, the code and the devtools. A
+// value is set only when not empty.
+func (f *Flags) madeValues(v map[string]any) error {
+	for _, part := range []struct {
+		key    string
+		values func() (any, error)
+	}{
+		{"env", anyOf(f.envValues)},
+		{"nodeSelector", anyOf(f.nodeSelectorValues)},
+		{"tolerations", anyOf(f.tolerationValues)},
+		{"data", anyOf(f.dataValues)},
+		{"storage", anyOf(f.storageValues)},
+		{"code", anyOf(f.codeValues)},
+		{"devtools", anyOf(f.devtoolsValues)},
+	} {
+		value, err := part.values()
+		if err != nil {
+			return err
 		}
-		v["env"] = env
+		if value != nil && !emptyCollection(value) {
+			v[part.key] = value
+		}
 	}
-	if len(f.NodeSelectors) > 0 {
-		sel, err := parseLabelPairs("--node-selector", f.NodeSelectors)
+	return nil
+}
+
+// anyOf is values with its value as any.
+func anyOf[T any](values func() (T, error)) func() (any, error) {
+	return func() (any, error) { return values() }
+}
+
+// nodeSelectorValues are --node-selector KEY=VALUE as the "nodeSelector"
+// value.
+func (f *Flags) nodeSelectorValues() (map[string]any, error) {
+	sel, err := parseLabelPairs("--node-selector", f.NodeSelectors)
+	if err != nil {
+		return nil, err
+	}
+	return anyValues(sel), nil
+}
+
+// tolerationValues are --toleration key[=value]:effect as the
+// "tolerations" value.
+func (f *Flags) tolerationValues() ([]any, error) {
+	tols := []any{}
+	for _, t := range f.Tolerations {
+		tol, err := parseToleration(t)
 		if err != nil {
 			return nil, err
 		}
-		m := map[string]any{}
-		for k, val := range sel {
-			m[k] = val
-		}
-		v["nodeSelector"] = m
+		tols = append(tols, tol)
 	}
-	if len(f.Tolerations) > 0 {
-		tols := []any{}
-		for _, t := range f.Tolerations {
-			tol, err := parseToleration(t)
-			if err != nil {
-				return nil, err
-			}
-			tols = append(tols, tol)
-		}
-		v["tolerations"] = tols
-	}
-	if len(f.Data) > 0 {
-		data := []any{}
-		mounts := map[string]bool{}
-		for _, d := range f.Data {
-			m, err := parseData(d)
-			if err != nil {
-				return nil, err
-			}
-			mount := m["mountPath"].(string)
-			if mounts[mount] {
-				return nil, exit.UsageErrorf("--data %q: another --data is mounted at %s", d, mount)
-			}
-			mounts[mount] = true
-			data = append(data, m)
-		}
-		v["data"] = data
-	}
+	return tols, nil
+}
 
-	st, err := f.storageValues()
-	if err != nil {
-		return nil, err
+// envValues are --env NAME=VALUE as the "env" value: each name once.
+func (f *Flags) envValues() ([]any, error) {
+	env := []any{}
+	seen := map[string]bool{}
+	for _, kv := range f.Env {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || !envName.MatchString(k) {
+			return nil, exit.UsageErrorf("--env %q: must be NAME=VALUE with a valid variable name", kv)
+		}
+		if seen[k] {
+			return nil, exit.UsageErrorf("--env %q: %s is given twice", kv, k)
+		}
+		seen[k] = true
+		env = append(env, map[string]any{"name": k, "value": val})
 	}
-	if len(st) > 0 {
-		v["storage"] = st
-	}
-	code, err := f.codeValues()
-	if err != nil {
-		return nil, err
-	}
-	if code != nil {
-		v["code"] = code
-	}
-	devtools, err := f.devtoolsValues()
-	if err != nil {
-		return nil, err
-	}
-	if len(devtools) > 0 {
-		v["devtools"] = devtools
-	}
+	return env, nil
+}
 
+// dataValues are --data PVC:/mount[:ro] as the "data" value: each mount
+// path once.
+func (f *Flags) dataValues() ([]any, error) {
+	data := []any{}
+	mounts := map[string]bool{}
+	for _, d := range f.Data {
+		m, err := parseData(d)
+		if err != nil {
+			return nil, err
+		}
+		mount := m["mountPath"].(string)
+		if mounts[mount] {
+			return nil, exit.UsageErrorf("--data %q: another --data is mounted at %s", d, mount)
+		}
+		mounts[mount] = true
+		data = append(data, m)
+	}
+	return data, nil
+}
+
+// runPolicyValues are the flags of how the job runs: --gang, --queue,
+// --retry, --max-duration, --ttl-after-finished and --clean-pod-policy, the
+// "runPolicy" value.
+func (f *Flags) runPolicyValues(v map[string]any) error {
 	run := map[string]any{}
-	if f.Changed("gang") {
-		run["gang"] = f.Gang
-	}
-	if f.Changed("queue") {
-		run["queue"] = f.Queue
-	}
+	f.setChanged(run, "gang", "gang", f.Gang)
+	f.setChanged(run, "queue", "queue", f.Queue)
 	if f.Changed("retry") {
 		if err := kinds.CheckCount("--retry", f.Retry, 0); err != nil {
-			return nil, err
+			return err
 		}
 		run["backoffLimit"] = f.Retry
 	}
 	if f.Changed("max-duration") {
 		if f.MaxDuration < time.Second {
-			return nil, exit.UsageErrorf("--max-duration %s: must be at least 1s", f.MaxDuration)
+			return exit.UsageErrorf("--max-duration %s: must be at least 1s", f.MaxDuration)
 		}
 		run["activeDeadlineSeconds"] = int64(f.MaxDuration / time.Second)
 	}
 	if f.Changed("ttl-after-finished") {
 		// 500ms would be rendered as 0 seconds: the job deleted as it ends.
 		if f.TTLAfterFinished < 0 || (f.TTLAfterFinished > 0 && f.TTLAfterFinished < time.Second) || f.TTLAfterFinished/time.Second > kinds.MaxCount {
-			return nil, exit.UsageErrorf("--ttl-after-finished %s: must be 0 (delete the job as it ends) or between 1s and %ds", f.TTLAfterFinished, kinds.MaxCount)
+			return exit.UsageErrorf("--ttl-after-finished %s: must be 0 (delete the job as it ends) or between 1s and %ds", f.TTLAfterFinished, kinds.MaxCount)
 		}
 		run["ttlSecondsAfterFinished"] = int64(f.TTLAfterFinished / time.Second)
 	}
@@ -282,13 +325,13 @@ func (f *Flags) Values() (map[string]any, error) {
 		case "All", "Running", "None":
 			run["cleanPodPolicy"] = f.CleanPodPolicy
 		default:
-			return nil, exit.UsageErrorf("--clean-pod-policy %q: must be All, Running or None", f.CleanPodPolicy)
+			return exit.UsageErrorf("--clean-pod-policy %q: must be All, Running or None", f.CleanPodPolicy)
 		}
 	}
 	if len(run) > 0 {
 		v["runPolicy"] = run
 	}
-	return v, nil
+	return nil
 }
 
 // Metadata returns the user's --label and --annotation pairs, validated.

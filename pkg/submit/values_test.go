@@ -149,3 +149,23 @@ func TestGenerateName(t *testing.T) {
 		seen[n] = true
 	}
 }
+
+// TestRepeated: the first string two maps of a list share at a key, ""
+// included; items that are no maps, or lack the key, count for nothing.
+func TestRepeated(t *testing.T) {
+	for _, tc := range []struct {
+		list any
+		want string
+		ok   bool
+	}{
+		{nil, "", false},
+		{[]any{map[string]any{"name": "A"}, map[string]any{"name": "B"}}, "", false},
+		{[]any{map[string]any{"name": "A"}, "x", map[string]any{}, map[string]any{"name": "A"}}, "A", true},
+		{[]any{map[string]any{"name": ""}, map[string]any{"name": ""}}, "", true},
+		{[]any{map[string]any{"name": 1}, map[string]any{"name": 1}}, "", false},
+	} {
+		if got, ok := repeated(tc.list, "name"); got != tc.want || ok != tc.ok {
+			t.Errorf("repeated(%v) = %q, %v; want %q, %v", tc.list, got, ok, tc.want, tc.ok)
+		}
+	}
+}

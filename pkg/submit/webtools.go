@@ -127,10 +127,7 @@ func (s *Submission) fillWebTools(ctx context.Context, req *Request) error {
 	if err != nil {
 		return err
 	}
-	if req.Annotations == nil {
-		req.Annotations = map[string]string{}
-	}
-	req.Annotations[jobmodel.EndpointsAnnotation] = string(raw)
+	req.annotate(jobmodel.EndpointsAnnotation, string(raw))
 	return nil
 }
 
@@ -147,15 +144,8 @@ func hasStorage(values map[string]any) bool {
 // roles with replicas in jobmodel.DefaultTasks' order (chief, master,
 // launcher, worker), else the first by name; its index 0.
 func firstTask(values map[string]any) (string, error) {
-	var roles map[string]any
-	for _, key := range []string{"roles", "tasks"} {
-		if r, ok := values[key].(map[string]any); ok {
-			roles = r
-			break
-		}
-	}
 	var names []string
-	for role, r := range roles {
+	for role, r := range rolesOf(values) {
 		m, _ := r.(map[string]any)
 		if n, _ := number(m["replicas"]); n > 0 {
 			names = append(names, role)
@@ -207,29 +197,15 @@ const DefaultTensorBoardImage = "tensorflow/tensorflow:2.18.0"
 
 // tensorBoard is the Deployment and the Service of TensorBoard reading the
 // job's directory on the storage (every replica's summary_dir in it),
-// read-only. Its pod carries the job's name and the role "tensorboard";
-// the job's own pods have no role label, so the Service selects it alone.
+// read-only, where the job may run.
 func tensorBoard(values, tb map[string]any, job *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	name, err := attachmentName(job.GetName(), "tensorboard")
 	if err != nil {
 		return nil, err
 	}
-	st, _ := values["storage"].(map[string]any)
-	prefix, _ := st["prefix"].(string)
-	jobDir, _ := st["jobDir"].(string)
-	if jobDir == "" {
-		return nil, fmt.Errorf("internal error: --tensorboard without the job's directory on the storage")
-	}
-	source := map[string]any{}
-	if claim, _ := st["claim"].(string); claim != "" {
-		source["persistentVolumeClaim"] = map[string]any{"claimName": claim, "readOnly": true}
-	} else {
-		nfs, _ := st["nfs"].(map[string]any)
-		source["nfs"] = map[string]any{"server": nfs["server"], "path": nfs["path"], "readOnly": true}
-	}
-	volume := map[string]any{"name": "easyai-storage"}
-	for k, v := range source {
-		volume[k] = v
+	volume, jobDir, err := jobDirVolume(values)
+	if err != nil {
+		return nil, err
 	}
 	image, _ := tb["image"].(string)
 	if image == "" {
@@ -238,15 +214,34 @@ func tensorBoard(values, tb map[string]any, job *unstructured.Unstructured) ([]*
 	if err := CheckImage("devtools.tensorboard.image", image); err != nil {
 		return nil, err
 	}
-	selector := map[string]any{jobmodel.NameLabel: job.GetName(), jobmodel.RoleLabel: jobmodel.RoleTensorBoard}
-	podLabels := map[string]any{}
-	for k, v := range ownLabels(job) {
-		podLabels[k] = v
+	podSpec := tensorBoardPod(image, volume, jobDir)
+	placeAsTheJob(podSpec, values)
+	return tensorBoardObjects(name, job, podSpec), nil
+}
+
+// jobDirVolume is the storage of the values as the volume easyai-storage,
+// read-only, and the job's directory on it (below the prefix).
+func jobDirVolume(values map[string]any) (volume map[string]any, jobDir string, err error) {
+	st, _ := values["storage"].(map[string]any)
+	prefix, _ := st["prefix"].(string)
+	dir, _ := st["jobDir"].(string)
+	if dir == "" {
+		return nil, "", fmt.Errorf("internal error: --tensorboard without the job's directory on the storage")
 	}
-	for k, v := range selector {
-		podLabels[k] = v
+	volume = map[string]any{"name": "easyai-storage"}
+	if claim, _ := st["claim"].(string); claim != "" {
+		volume["persistentVolumeClaim"] = map[string]any{"claimName": claim, "readOnly": true}
+	} else {
+		nfs, _ := st["nfs"].(map[string]any)
+		volume["nfs"] = map[string]any{"server": nfs["server"], "path": nfs["path"], "readOnly": true}
 	}
-	podSpec := map[string]any{
+	return volume, path.Join(prefix, dir), nil
+}
+
+// tensorBoardPod is the spec of TensorBoard's pod: image serving the
+// directory jobDir of volume, mounted read-only at /summary.
+func tensorBoardPod(image string, volume map[string]any, jobDir string) map[string]any {
+	return map[string]any{
 		"containers": []any{map[string]any{
 			"name":    "tensorboard",
 			"image":   image,
@@ -256,12 +251,15 @@ func tensorBoard(values, tb map[string]any, job *unstructured.Unstructured) ([]*
 				"requests": map[string]any{"cpu": "100m", "memory": "256Mi"},
 				"limits":   map[string]any{"memory": "2Gi"},
 			},
-			"volumeMounts": []any{map[string]any{"name": "easyai-storage", "mountPath": "/summary", "subPath": path.Join(prefix, jobDir), "readOnly": true}},
+			"volumeMounts": []any{map[string]any{"name": "easyai-storage", "mountPath": "/summary", "subPath": jobDir, "readOnly": true}},
 		}},
 		"volumes": []any{volume},
 	}
-	// Where the job may run, TensorBoard may too: the job's pull secrets,
-	// node selector and tolerations.
+}
+
+// placeAsTheJob gives podSpec the job's pull secrets, node selector and
+// tolerations: where the job may run, the pod may too.
+func placeAsTheJob(podSpec, values map[string]any) {
 	if ps, ok := values["imagePullSecrets"].([]any); ok && len(ps) > 0 {
 		var refs []any
 		for _, p := range ps {
@@ -273,6 +271,18 @@ func tensorBoard(values, tb map[string]any, job *unstructured.Unstructured) ([]*
 		if v, ok := values[k]; ok && v != nil && !emptyCollection(v) {
 			podSpec[k] = v
 		}
+	}
+}
+
+// tensorBoardObjects are TensorBoard's Deployment of podSpec and its
+// Service, both named name. Its pod carries the job's name and the role
+// "tensorboard"; the job's own pods have no role label, so the Service
+// selects it alone.
+func tensorBoardObjects(name string, job *unstructured.Unstructured, podSpec map[string]any) []*unstructured.Unstructured {
+	selector := map[string]any{jobmodel.NameLabel: job.GetName(), jobmodel.RoleLabel: jobmodel.RoleTensorBoard}
+	podLabels := anyValues(ownLabels(job))
+	for k, v := range selector {
+		podLabels[k] = v
 	}
 	labels := ownLabels(job)
 	labels[jobmodel.RoleLabel] = jobmodel.RoleTensorBoard
@@ -295,7 +305,7 @@ func tensorBoard(values, tb map[string]any, job *unstructured.Unstructured) ([]*
 		},
 	}}
 	svc.SetLabels(labels)
-	return []*unstructured.Unstructured{deploy, svc}, nil
+	return []*unstructured.Unstructured{deploy, svc}
 }
 
 func emptyCollection(v any) bool {

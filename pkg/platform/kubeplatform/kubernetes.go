@@ -131,10 +131,8 @@ func (p *Platform) JobArgs(job *platform.Job) string {
 // Submit creates the job in the namespace, as the user the API server
 // knows (the kubeconfig's user for a client dry run).
 func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.Submitted, error) {
-	for _, flag := range submit.PlatformOnlyFlags {
-		if s.Flags.Changed != nil && s.Flags.Changed(flag) {
-			return nil, exit.UsageErrorf("--%s is a flag of timaker clusters (--cluster NAME): Kubernetes jobs do not take it", flag)
-		}
+	if flag := s.Flags.ChangedNotOn(submit.Kubernetes); flag != "" {
+		return nil, exit.UsageErrorf("--%s is a flag of timaker clusters (--cluster NAME): Kubernetes jobs do not take it", flag)
 	}
 	ns, _, err := p.Namespace()
 	if err != nil {

@@ -27,24 +27,14 @@ import (
 // CodeDir is where --fs is mounted in the job's containers.
 const CodeDir = "/opt/ml/code"
 
-// unsupportedFlags are submit flags timaker has no field for.
-var unsupportedFlags = []string{
-	"label", "annotation", "node-selector", "toleration", "image-pull-secret", "shm-size", "priority", "queue",
-	"gang", "max-duration", "ttl-after-finished", "clean-pod-policy", "data", "chart", "retry", "image-pull-policy",
-	"storage", "data-dir", "pretrained-from", "persist-logs", "no-persist-logs", "code", "code-secret",
-	"debug", "debug-task", "debug-timeout", "tensorboard", "jupyter", "code-server", "ssh", "ssh-key", "oversell",
-	"preemptible",
-}
-
 // Submit renders the job as on Kubernetes (the same flags, job files and
 // chart values), reads its one role from the rendered object and creates
 // it as a timaker training job, which timaker starts. A dry run shows the
 // signed request without its signature.
 func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.Submitted, error) {
-	for _, flag := range unsupportedFlags {
-		if s.Flags.Changed != nil && s.Flags.Changed(flag) {
-			return nil, exit.UsageErrorf("--%s: timaker jobs have no such setting (%s)", flag, p.Where())
-		}
+	// timaker has no field for the flags of Kubernetes only.
+	if flag := s.Flags.ChangedNotOn(submit.Timaker); flag != "" {
+		return nil, exit.UsageErrorf("--%s: timaker jobs have no such setting (%s)", flag, p.Where())
 	}
 	if s.DryRun == submit.DryRunServer {
 		return nil, exit.UsageErrorf("--dry-run=server: timaker has no server-side dry run; --dry-run=client shows the request")

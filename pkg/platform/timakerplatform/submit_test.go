@@ -24,8 +24,9 @@ import (
 )
 
 // submission is the Submission "easyai submit KIND ARGS..." makes: the
-// common flags bound to its Flags as pkg/cmd/submit binds them, the kind's
-// own flags, the command after "--" and --dry-run.
+// common flags bound to its Flags as pkg/cmd/submit binds them (the
+// table's, and --chart and --set), the kind's own flags, the command after
+// "--" and --dry-run.
 func submission(t *testing.T, kind string, args ...string) *submit.Submission {
 	t.Helper()
 	reg := registry.Default()
@@ -37,32 +38,7 @@ func submission(t *testing.T, kind string, args ...string) *submit.Submission {
 		Settings: submit.Settings{GPUResource: config.DefaultGPUResource}}
 	fs := pflag.NewFlagSet("submit "+kind, pflag.ContinueOnError)
 	v := &s.Flags
-	fs.StringVar(&v.Name, "name", "", "")
-	fs.StringVar(&v.Image, "image", "", "")
-	fs.IntVar(&v.Workers, "workers", 1, "")
-	fs.Float64Var(&v.GPUs, "gpus", 0, "")
-	fs.StringVar(&v.CPU, "cpu", "", "")
-	fs.StringVar(&v.Memory, "memory", "", "")
-	fs.StringArrayVar(&v.Env, "env", nil, "")
-	fs.StringVar(&v.WorkingDir, "working-dir", "", "")
-	fs.StringArrayVar(&v.Labels, "label", nil, "")
-	fs.StringArrayVar(&v.Annotations, "annotation", nil, "")
-	fs.StringArrayVar(&v.NodeSelectors, "node-selector", nil, "")
-	fs.StringArrayVar(&v.Tolerations, "toleration", nil, "")
-	fs.StringArrayVar(&v.ImagePullSecrets, "image-pull-secret", nil, "")
-	fs.StringVar(&v.ShmSize, "shm-size", "", "")
-	fs.StringVar(&v.Priority, "priority", "", "")
-	fs.StringVar(&v.Queue, "queue", "", "")
-	fs.BoolVar(&v.Gang, "gang", false, "")
-	fs.DurationVar(&v.MaxDuration, "max-duration", 0, "")
-	fs.DurationVar(&v.TTLAfterFinished, "ttl-after-finished", 0, "")
-	fs.StringVar(&v.CleanPodPolicy, "clean-pod-policy", "", "")
-	fs.StringVar(&v.Experiment, "experiment", "", "")
-	fs.StringArrayVar(&v.Data, "data", nil, "")
-	fs.BoolVar(&v.RDMA, "rdma", false, "")
-	fs.StringVar(&v.GPUType, "gpu-type", "", "")
-	fs.BoolVar(&v.Elastic, "elastic", false, "")
-	fs.StringVar(&v.FS, "fs", "", "")
+	v.AddFlags(fs)
 	fs.StringVar(&s.ChartDir, "chart", "", "")
 	fs.StringArrayVar(&s.Set, "set", nil, "")
 	dryRun := fs.String("dry-run", string(submit.DryRunNone), "")
@@ -336,10 +312,10 @@ func TestUnsupportedFlagsAreTheDocumentedOnes(t *testing.T) {
 	for _, m := range regexp.MustCompile("`--([a-z-]+)`").FindAllStringSubmatch(list, -1) {
 		documented = append(documented, m[1])
 	}
-	got := slices.Sorted(slices.Values(unsupportedFlags))
+	got := slices.Sorted(slices.Values(submit.FlagsNotOn(submit.Timaker)))
 	slices.Sort(documented)
 	if !reflect.DeepEqual(got, documented) {
-		t.Errorf("unsupportedFlags %v, docs/timaker.md %v", got, documented)
+		t.Errorf("submit.FlagsNotOn(submit.Timaker) %v, docs/timaker.md %v", got, documented)
 	}
 }
 
