@@ -71,14 +71,29 @@ func RoleResources(role, cpu, memory string) (map[string]any, error) {
 	return res, nil
 }
 
+// SubmitExampler is a kind with examples of its own for "easyai submit
+// KIND --help". Kinds without it get one generic line (SubmitExample).
+type SubmitExampler interface {
+	// SubmitExample is its runnable examples, indented as cobra shows them.
+	SubmitExample() string
+}
+
+// SubmitExample is the examples of "easyai submit KIND --help": the kind's
+// own, else a line naming its image and command.
+func SubmitExample(k Kind) string {
+	if e, ok := k.(SubmitExampler); ok {
+		return e.SubmitExample()
+	}
+	return "  easyai submit " + k.Name() + " --image IMAGE -- COMMAND"
+}
+
 // SubmitDoc is a kind that explains its own submit command: which replicas
-// the flags make and which of them run the command. Kinds without it get a
-// generic help.
+// the flags make and which of them run the command, and its examples.
+// Kinds without it get a generic help.
 type SubmitDoc interface {
 	// SubmitLong is the long help of "easyai submit KIND".
 	SubmitLong() string
-	// SubmitExample is its runnable examples, indented as cobra shows them.
-	SubmitExample() string
+	SubmitExampler
 }
 
 // DescribeWorkers sets the help of the common --workers flag to what it

@@ -36,6 +36,14 @@ func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
 // checks it): a count of processes, or auto, cpu or gpu.
 var nprocPerNode = regexp.MustCompile(`^([1-9][0-9]*|auto|cpu|gpu)$`)
 
+// SubmitExample shows a gang-scheduled job and an elastic one.
+func (Kind) SubmitExample() string {
+	return `  # 3 nodes (1 master + 2 workers), 8 GPUs and 8 processes each, gang-scheduled
+  easyai submit pytorch --workers 3 --gpus 8 --nproc-per-node 8 --gang --image pytorch/pytorch:2.4 -- torchrun train.py
+  # elastic between 2 and 4 nodes
+  easyai submit pytorch --workers 2 --elastic-min 2 --elastic-max 4 --image pt:1 -- python train.py`
+}
+
 // SubmitFlags adds PyTorch's own flags: processes per node and elastic bounds.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	trainjob.AddBackendFlag(fs)

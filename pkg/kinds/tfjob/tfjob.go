@@ -26,6 +26,14 @@ var Shape = kubeflow.Shape{
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
 
+// SubmitExample shows a job with a parameter server and a server dry run.
+func (Kind) SubmitExample() string {
+	return `  # 1 parameter server and 4 GPU workers
+  easyai submit tf --ps 1 --workers 4 --gpus 1 --image tensorflow/tensorflow:2.16.1-gpu -- python train.py
+  # print the TFJob instead of creating it, validated by the API server
+  easyai submit tf --workers 2 --image tf:1 --dry-run=server -o yaml -- python train.py`
+}
+
 // SubmitFlags adds TF's own flags: the parameter servers, chief, evaluator and success policy.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	var ps int
