@@ -16,7 +16,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/kinds"
-	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -124,15 +123,15 @@ every replica; the operator injects the framework's environment.`, gvk.Kind, k.O
 	}
 	addCommonFlags(cmd, o)
 	o.Submission.KindValues = k.SubmitFlags(cmd.Flags())
-	if cmd.Flags().Lookup("runtime") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("runtime", completeRuntimes(f))
+	if lister, ok := k.(kinds.RuntimeLister); ok && cmd.Flags().Lookup("runtime") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("runtime", completeRuntimes(f, lister))
 	}
 	return cmd
 }
 
-// completeRuntimes completes --runtime with the training runtimes the user
-// can list (nothing when the cluster cannot be asked).
-func completeRuntimes(f *cmdutil.Factory) cobra.CompletionFunc {
+// completeRuntimes completes --runtime with the runtimes the user can list
+// (nothing when the cluster cannot be asked).
+func completeRuntimes(f *cmdutil.Factory, lister kinds.RuntimeLister) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		dyn, err := f.DynamicClient()
 		if err != nil {
@@ -142,13 +141,13 @@ func completeRuntimes(f *cmdutil.Factory) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		runtimes, _, err := trainjob.ListRuntimes(cmd.Context(), dyn, ns)
+		runtimes, _, err := lister.ListRuntimes(cmd.Context(), dyn, ns)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var refs []string
 		for _, r := range runtimes {
-			refs = append(refs, r.Ref()+"\t"+r.Framework)
+			refs = append(refs, r.Ref+"\t"+r.Framework)
 		}
 		return refs, cobra.ShellCompDirectiveNoFileComp
 	}
