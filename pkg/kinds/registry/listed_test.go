@@ -1,4 +1,4 @@
-package registry
+package registry_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
+	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 )
 
 // trainingOperatorShape is the kubeflow.Shape of a kind built on
@@ -29,7 +30,7 @@ func trainingOperatorShape(k kinds.Kind) (kubeflow.Shape, bool) {
 // the replica map under its own field) in either decoder.
 func TestEveryTrainingOperatorKindIsListed(t *testing.T) {
 	found := 0
-	for _, k := range Default().All() {
+	for _, k := range registry.Default().All() {
 		shape, ok := trainingOperatorShape(k)
 		if k.Operator() != kubeflow.Operator {
 			continue
