@@ -174,79 +174,99 @@ func ParseRuntime(arg string) (kind, name string, err error) {
 	return kind, name, nil
 }
 
+// submitFlags are the TrainJob's own submit flags, of kind.
+type submitFlags struct {
+	kind                            Kind
+	runtime, dataset, model, secret string
+	nproc                           int
+	suspend                         bool
+}
+
 // SubmitFlags adds the TrainJob's own flags.
 func (k Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
-	var runtimeArg, dataset, model, secret string
-	var nproc int
-	var suspend bool
+	f := &submitFlags{kind: k}
 	kinds.DescribeWorkers(fs, "number of nodes (spec.trainer.numNodes)")
 	runtimeHelp := "training runtime: NAME (a ClusterTrainingRuntime) or trainingruntime/NAME (of the namespace); easyai runtimes lists them"
 	if k.runtime != "" {
 		runtimeHelp += " (default " + k.runtime + ")"
 	}
-	fs.StringVar(&runtimeArg, "runtime", "", runtimeHelp)
-	fs.IntVar(&nproc, "nproc-per-node", 0, "processes per node (spec.trainer.numProcPerNode; default: the runtime's)")
-	fs.StringVar(&dataset, "dataset", "", "dataset the runtime's dataset-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
-	fs.StringVar(&model, "model", "", "model the runtime's model-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
-	fs.StringVar(&secret, "initializer-secret", "", "Secret (in the namespace) with the initializers' credentials (ACCESS_TOKEN for hf://; ACCESS_KEY_ID, SECRET_ACCESS_KEY, ... for s3://); named only, never read")
-	fs.BoolVar(&suspend, "suspend", false, "create the job suspended: no pods until easyai resume")
-	return func(common kinds.SubmitCommon) (map[string]any, error) {
-		if err := CheckFlags(common.Changed); err != nil {
+	fs.StringVar(&f.runtime, "runtime", "", runtimeHelp)
+	fs.IntVar(&f.nproc, "nproc-per-node", 0, "processes per node (spec.trainer.numProcPerNode; default: the runtime's)")
+	fs.StringVar(&f.dataset, "dataset", "", "dataset the runtime's dataset-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
+	fs.StringVar(&f.model, "model", "", "model the runtime's model-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
+	fs.StringVar(&f.secret, "initializer-secret", "", "Secret (in the namespace) with the initializers' credentials (ACCESS_TOKEN for hf://; ACCESS_KEY_ID, SECRET_ACCESS_KEY, ... for s3://); named only, never read")
+	fs.BoolVar(&f.suspend, "suspend", false, "create the job suspended: no pods until easyai resume")
+	return f.values
+}
+
+// values turns the flags the user set into the chart's values.
+func (f *submitFlags) values(common kinds.SubmitCommon) (map[string]any, error) {
+	if err := CheckFlags(common.Changed); err != nil {
+		return nil, err
+	}
+	values := map[string]any{}
+	if f.runtime != "" {
+		kind, name, err := ParseRuntime(f.runtime)
+		if err != nil {
 			return nil, err
 		}
-		values := map[string]any{}
-		if runtimeArg != "" {
-			kind, name, err := ParseRuntime(runtimeArg)
-			if err != nil {
-				return nil, err
-			}
-			values["runtime"] = map[string]any{"name": name, "kind": kind}
-			if k.runtime == "" && isMPIRuntime(name) {
-				values["podPatchJobs"] = []any{"node", "launcher"}
-			}
+		values["runtime"] = map[string]any{"name": name, "kind": kind}
+		if f.kind.runtime == "" && isMPIRuntime(name) {
+			values["podPatchJobs"] = []any{"node", "launcher"}
 		}
-		if common.Changed("workers") {
-			if err := kinds.CheckCount("--workers", common.Workers, 1); err != nil {
-				return nil, err
-			}
-			values["roles"] = map[string]any{"node": map[string]any{"replicas": common.Workers}}
-		}
-		if common.Changed("nproc-per-node") {
-			if err := kinds.CheckCount("--nproc-per-node", nproc, 1); err != nil {
-				return nil, err
-			}
-			values["nprocPerNode"] = nproc
-		}
-		init := map[string]any{}
-		for _, src := range []struct{ flag, key, uri string }{{"dataset", "dataset", dataset}, {"model", "model", model}} {
-			if src.uri == "" {
-				continue
-			}
-			if !storageURI.MatchString(src.uri) {
-				return nil, exit.UsageErrorf("--%s %q: want hf://ORG/NAME or s3://BUCKET/PATH", src.flag, src.uri)
-			}
-			s := map[string]any{"storageUri": src.uri}
-			if secret != "" {
-				s["secret"] = secret
-			}
-			init[src.key] = s
-		}
-		if secret != "" {
-			if len(init) == 0 {
-				return nil, exit.UsageErrorf("--initializer-secret %q: give --dataset or --model, whose initializer reads it", secret)
-			}
-			if err := checkObjectName(secret); err != nil {
-				return nil, exit.UsageErrorf("--initializer-secret %q: %v", secret, err)
-			}
-		}
-		if len(init) > 0 {
-			values["initializer"] = init
-		}
-		if common.Changed("suspend") {
-			values["suspend"] = suspend
-		}
-		return values, nil
 	}
+	if common.Changed("workers") {
+		if err := kinds.CheckCount("--workers", common.Workers, 1); err != nil {
+			return nil, err
+		}
+		values["roles"] = map[string]any{"node": kinds.Replicas(common.Workers)}
+	}
+	if common.Changed("nproc-per-node") {
+		if err := kinds.CheckCount("--nproc-per-node", f.nproc, 1); err != nil {
+			return nil, err
+		}
+		values["nprocPerNode"] = f.nproc
+	}
+	init, err := f.initializer()
+	if err != nil {
+		return nil, err
+	}
+	if len(init) > 0 {
+		values["initializer"] = init
+	}
+	if common.Changed("suspend") {
+		values["suspend"] = f.suspend
+	}
+	return values, nil
+}
+
+// initializer is the initializer value of --dataset, --model and
+// --initializer-secret: the storage each fetches from, with the Secret of
+// their credentials.
+func (f *submitFlags) initializer() (map[string]any, error) {
+	init := map[string]any{}
+	for _, src := range []struct{ flag, key, uri string }{{"dataset", "dataset", f.dataset}, {"model", "model", f.model}} {
+		if src.uri == "" {
+			continue
+		}
+		if !storageURI.MatchString(src.uri) {
+			return nil, exit.UsageErrorf("--%s %q: want hf://ORG/NAME or s3://BUCKET/PATH", src.flag, src.uri)
+		}
+		s := map[string]any{"storageUri": src.uri}
+		if f.secret != "" {
+			s["secret"] = f.secret
+		}
+		init[src.key] = s
+	}
+	if f.secret != "" {
+		if len(init) == 0 {
+			return nil, exit.UsageErrorf("--initializer-secret %q: give --dataset or --model, whose initializer reads it", f.secret)
+		}
+		if err := checkObjectName(f.secret); err != nil {
+			return nil, exit.UsageErrorf("--initializer-secret %q: %v", f.secret, err)
+		}
+	}
+	return init, nil
 }
 
 // isMPIRuntime tells the default runtimes whose launcher runs the trainer's
