@@ -63,8 +63,8 @@ func (Kind) PodSelector(jobName string) string { return OwnerLabel + "=" + jobNa
 // API reference requires beyond types: a worker container named "worker".
 func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
 	into := &Job{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+	if _, err := kinds.StrictDecode(obj, into); err != nil {
+		return nil, err
 	}
 	if _, hasSpec := obj.Object["spec"]; hasSpec {
 		found := false

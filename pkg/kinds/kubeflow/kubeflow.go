@@ -79,21 +79,12 @@ func (b Base) Chart() fs.FS { return charts.Get(b.Shape.Chart) }
 
 // Decode strictly decodes a rendered job into the kind's typed API object.
 func (b Base) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return StrictDecode(obj, b.Shape.New())
+	return kinds.StrictDecode(obj, b.Shape.New())
 }
 
 // PodSelector selects the pods the operator created for the job.
 func (Base) PodSelector(jobName string) string {
 	return kubeflowv1.JobNameLabel + "=" + jobName
-}
-
-// StrictDecode converts obj into into, failing on any field the typed API
-// does not have (the error names the field's path).
-func StrictDecode(obj *unstructured.Unstructured, into runtime.Object) (runtime.Object, error) {
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
-	}
-	return into, nil
 }
 
 // listed is the part of a training-operator job that list reads, decoded
@@ -154,15 +145,10 @@ func (b Base) decodeInto(j *listed) any {
 	return reflect.ValueOf(j).Convert(listedAs(b.Shape.ReplicaSpecsField)).Interface()
 }
 
+// listedReplica is what list reads of one role.
 type listedReplica struct {
-	Replicas *int32 `json:"replicas"`
-	Template struct {
-		Spec struct {
-			Containers []struct {
-				Resources corev1.ResourceRequirements `json:"resources"`
-			} `json:"containers"`
-		} `json:"spec"`
-	} `json:"template"`
+	Replicas *int32               `json:"replicas"`
+	Template kinds.ListedTemplate `json:"template"`
 }
 
 func (b Base) replicaSpecs(obj *unstructured.Unstructured) (map[string]*kubeflowv1.ReplicaSpec, error) {
@@ -235,9 +221,7 @@ func (b Base) summarizeListed(j *listed, gpu corev1.ResourceName) jobmodel.Summa
 			n = *spec.Replicas
 		}
 		s.Workers.Total += n
-		for _, c := range spec.Template.Spec.Containers {
-			s.GPUs += float64(int64(n) * jobmodel.GPUs(c.Resources, gpu))
-		}
+		kinds.AddGPUs(&s, n, spec.Template, gpu)
 		if rs := replicaStatus(j.Status.ReplicaStatuses, role); rs != nil {
 			s.Workers.Ready += rs.Active
 		}

@@ -82,11 +82,7 @@ func (Kind) PodSelector(jobName string) string { return JobSetNameLabel + "=" + 
 
 // Decode strictly decodes a rendered TrainJob.
 func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	into := &TrainJob{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
-	}
-	return into, nil
+	return kinds.StrictDecode(obj, &TrainJob{})
 }
 
 // SubmitLong implements kinds.SubmitDoc.

@@ -53,11 +53,7 @@ func (Kind) PodSelector(jobName string) string { return vcbatch.JobNameKey + "="
 
 // Decode strictly decodes a rendered Volcano Job.
 func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	into := &vcbatch.Job{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
-	}
-	return into, nil
+	return kinds.StrictDecode(obj, &vcbatch.Job{})
 }
 
 // Events and Actions a lifecycle policy may name.
@@ -356,15 +352,9 @@ type listed struct {
 		MinAvailable int32 `json:"minAvailable"`
 		MaxRetry     int32 `json:"maxRetry"`
 		Tasks        []struct {
-			Name     string `json:"name"`
-			Replicas int32  `json:"replicas"`
-			Template struct {
-				Spec struct {
-					Containers []struct {
-						Resources corev1.ResourceRequirements `json:"resources"`
-					} `json:"containers"`
-				} `json:"spec"`
-			} `json:"template"`
+			Name     string               `json:"name"`
+			Replicas int32                `json:"replicas"`
+			Template kinds.ListedTemplate `json:"template"`
 		} `json:"tasks"`
 	} `json:"spec"`
 	Status vcbatch.JobStatus `json:"status"`
@@ -385,9 +375,7 @@ func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summar
 	s.Status = Status(j.Status, maxRetryOf(j.Spec.MaxRetry))
 	for _, t := range j.Spec.Tasks {
 		s.Workers.Total += t.Replicas
-		for _, c := range t.Template.Spec.Containers {
-			s.GPUs += float64(int64(t.Replicas) * jobmodel.GPUs(c.Resources, gpu))
-		}
+		kinds.AddGPUs(&s, t.Replicas, t.Template, gpu)
 	}
 	s.Workers.Ready = j.Status.Running
 	for _, c := range j.Status.Conditions {
