@@ -43,21 +43,30 @@ type Kind struct {
 	// runtime is the runtime the chart defaults to ("": --runtime is
 	// required).
 	runtime string
+	// example is the examples of its submit command.
+	example string
 }
 
 // New returns the TrainJob kind.
 func New() Kind {
-	return Kind{name: "trainjob", aliases: []string{"trainjobs", "tj"}, chart: "trainjob"}
+	return Kind{name: "trainjob", aliases: []string{"trainjobs", "tj"}, chart: "trainjob", example: `  # 3 nodes of torch-distributed, 4 GPUs and 4 processes each
+  easyai submit trainjob --runtime torch-distributed --workers 3 --gpus 4 --nproc-per-node 4 --image pytorch/pytorch:2.4 -- torchrun train.py
+  # fetch a model and a dataset first, with the credentials of a Secret
+  easyai submit trainjob --runtime torchtune-llama3.2-1b --dataset hf://tatsu-lab/alpaca --model hf://meta-llama/Llama-3.2-1B-Instruct --initializer-secret hf-token --image my/tune:1 -- tune run
+  # a TrainingRuntime of the namespace; created suspended
+  easyai submit trainjob --runtime trainingruntime/my-torch --suspend --image my/img:1 -- python train.py`}
 }
 
 // DeepSpeed is "easyai submit deepspeed": a TrainJob on deepspeed-distributed.
 func DeepSpeed() Kind {
-	return Kind{name: "deepspeed", aliases: []string{"ds"}, chart: "deepspeed", runtime: "deepspeed-distributed"}
+	return Kind{name: "deepspeed", aliases: []string{"ds"}, chart: "deepspeed", runtime: "deepspeed-distributed", example: `  # 2 nodes with 8 GPUs each; the launcher runs the command over MPI
+  easyai submit deepspeed --workers 2 --gpus 8 --image ghcr.io/kubeflow/trainer/deepspeed-runtime -- deepspeed train.py`}
 }
 
 // MLX is "easyai submit mlx": a TrainJob on mlx-distributed.
 func MLX() Kind {
-	return Kind{name: "mlx", chart: "mlx", runtime: "mlx-distributed"}
+	return Kind{name: "mlx", chart: "mlx", runtime: "mlx-distributed",
+		example: `  easyai submit mlx --workers 2 --image ghcr.io/kubeflow/trainer/mlx-runtime -- python3 train.py`}
 }
 
 func (k Kind) Name() string      { return k.name }
@@ -110,21 +119,7 @@ docs/trainer.md says what maps to what.`, on)
 }
 
 // SubmitExample implements kinds.SubmitDoc.
-func (k Kind) SubmitExample() string {
-	switch k.name {
-	case "deepspeed":
-		return `  # 2 nodes with 8 GPUs each; the launcher runs the command over MPI
-  easyai submit deepspeed --workers 2 --gpus 8 --image ghcr.io/kubeflow/trainer/deepspeed-runtime -- deepspeed train.py`
-	case "mlx":
-		return `  easyai submit mlx --workers 2 --image ghcr.io/kubeflow/trainer/mlx-runtime -- python3 train.py`
-	}
-	return `  # 3 nodes of torch-distributed, 4 GPUs and 4 processes each
-  easyai submit trainjob --runtime torch-distributed --workers 3 --gpus 4 --nproc-per-node 4 --image pytorch/pytorch:2.4 -- torchrun train.py
-  # fetch a model and a dataset first, with the credentials of a Secret
-  easyai submit trainjob --runtime torchtune-llama3.2-1b --dataset hf://tatsu-lab/alpaca --model hf://meta-llama/Llama-3.2-1B-Instruct --initializer-secret hf-token --image my/tune:1 -- tune run
-  # a TrainingRuntime of the namespace; created suspended
-  easyai submit trainjob --runtime trainingruntime/my-torch --suspend --image my/img:1 -- python train.py`
-}
+func (k Kind) SubmitExample() string { return k.example }
 
 // unsupported are the common flags a TrainJob cannot honour.
 var unsupported = []struct{ flag, why string }{
