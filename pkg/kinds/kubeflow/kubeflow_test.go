@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
@@ -313,10 +314,7 @@ func TestReplicasOrderOfPyTorchRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []string
-	for _, r := range got {
-		tasks = append(tasks, r.Task)
-	}
+	tasks := kindstest.Tasks(got)
 	if want := []string{"master-0", "worker-0", "worker-1"}; !reflect.DeepEqual(tasks, want) {
 		t.Errorf("tasks %v, want %v", tasks, want)
 	}
