@@ -1,26 +1,6 @@
 package kinds
 
-import (
-	"context"
-	"errors"
-	"time"
-
-	"k8s.io/client-go/dynamic"
-)
-
-// RuntimeLister is a Kind whose jobs run on runtimes the cluster defines (a
-// TrainJob: the training runtimes of Kubeflow Trainer v2): "easyai
-// runtimes" lists them, and submit completes --runtime with them.
-type RuntimeLister interface {
-	// ListRuntimes lists the cluster's runtimes and namespace's, with a note
-	// for each list left out (one the user may not read). Its error is an
-	// ErrNoRuntimes (errors.Is) when the cluster serves no runtimes at all.
-	ListRuntimes(ctx context.Context, dyn dynamic.Interface, namespace string) (runtimes []Runtime, notes []string, err error)
-}
-
-// ErrNoRuntimes is what a RuntimeLister's error is when the cluster serves
-// no runtimes at all: what defines them is not installed.
-var ErrNoRuntimes = errors.New("the cluster serves no runtimes")
+import "time"
 
 // Runtime is one runtime a job may run on, as "easyai runtimes" shows it.
 type Runtime struct {
@@ -41,17 +21,8 @@ type Runtime struct {
 	Created time.Time `json:"created"`
 
 	// Ref is how submit's --runtime names it, and Namespaced tells a
-	// namespace's runtime from the cluster's; neither is printed as such.
+	// namespace's runtime from the cluster's; neither is a field of the
+	// -o json document.
 	Ref        string `json:"-"`
 	Namespaced bool   `json:"-"`
-}
-
-// RuntimeLister is the first registered kind that lists runtimes.
-func (r *Registry) RuntimeLister() (RuntimeLister, bool) {
-	for _, k := range r.kinds {
-		if l, ok := k.(RuntimeLister); ok {
-			return l, true
-		}
-	}
-	return nil, false
 }
