@@ -117,7 +117,7 @@ func listedAs(field string) reflect.Type {
 	if t, ok := listedTypes.Load(field); ok {
 		return t.(reflect.Type)
 	}
-	tag := reflect.StructTag(`json:"` + field + `"`)
+	tag := reflect.StructTag("json:" + strconv.Quote(field))
 	t := reflect.PointerTo(retag(reflect.TypeFor[listed](), tag, "Spec", "Replicas"))
 	listedTypes.Store(field, t)
 	return t
