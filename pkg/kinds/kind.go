@@ -7,6 +7,7 @@ package kinds
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -101,6 +102,20 @@ type Runner interface {
 	Runs(obj *unstructured.Unstructured) (image string, command []string)
 }
 
+// RuntimeLister is a Kind whose jobs run on runtimes the cluster defines (a
+// TrainJob: the training runtimes of Kubeflow Trainer v2): "easyai
+// runtimes" lists them, and submit completes --runtime with them.
+type RuntimeLister interface {
+	// ListRuntimes lists the cluster's runtimes and namespace's, with a note
+	// for each list left out (one the user may not read). Its error is an
+	// ErrNoRuntimes (errors.Is) when the cluster serves no runtimes at all.
+	ListRuntimes(ctx context.Context, dyn dynamic.Interface, namespace string) (runtimes []Runtime, notes []string, err error)
+}
+
+// ErrNoRuntimes is what a RuntimeLister's error is when the cluster serves
+// no runtimes at all: what defines them is not installed.
+var ErrNoRuntimes = errors.New("the cluster serves no runtimes")
+
 // NoPriorityClass is a kind whose API cannot set its pods' PriorityClass
 // (a TrainJob: its runtime decides): submit leaves the configuration's
 // priority-class out of its values rather than fail.
@@ -170,6 +185,16 @@ func (r *Registry) Names() []string {
 		names[i] = k.Name()
 	}
 	return names
+}
+
+// RuntimeLister is the first registered kind that lists runtimes.
+func (r *Registry) RuntimeLister() (RuntimeLister, bool) {
+	for _, k := range r.kinds {
+		if l, ok := k.(RuntimeLister); ok {
+			return l, true
+		}
+	}
+	return nil, false
 }
 
 // Lookup finds a kind by name, alias or Kubernetes kind (case-insensitive).

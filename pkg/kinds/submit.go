@@ -51,6 +51,105 @@ func CheckCount(flag string, n, min int) error {
 	return nil
 }
 
+// Replicas is the value of a role of n replicas.
+func Replicas(n int) map[string]any { return map[string]any{"replicas": n} }
+
+// Roles is the roles value a kind's flags make, by role; a role's value
+// is its replicas, image, resources, ...
+type Roles map[string]map[string]any
+
+// Set sets one key of role's value.
+func (r Roles) Set(role, key string, value any) {
+	if r[role] == nil {
+		r[role] = map[string]any{}
+	}
+	r[role][key] = value
+}
+
+// Merge adds values to role's value (none when values is empty).
+func (r Roles) Merge(role string, values map[string]any) {
+	for key, v := range values {
+		r.Set(role, key, v)
+	}
+}
+
+// SetWorkers sets role's replicas to --workers when the user set it; it is
+// a usage error, "--workers N: " and why, when they set it below 1 (why:
+// "an MPI job needs at least 1 worker").
+func (r Roles) SetWorkers(role string, common SubmitCommon, why string) error {
+	if !common.Changed("workers") {
+		return nil
+	}
+	if common.Workers < 1 {
+		return exit.UsageErrorf("--workers %d: %s", common.Workers, why)
+	}
+	r.Set(role, "replicas", common.Workers)
+	return nil
+}
+
+// SetNodes sets a master of one replica and workers of the others from
+// --workers, which counts the nodes, when the user set it; it is a usage
+// error, "--workers N: " and why, when they set it below 1.
+func (r Roles) SetNodes(common SubmitCommon, why string) error {
+	if err := r.SetWorkers("worker", common, why); err != nil || !common.Changed("workers") {
+		return err
+	}
+	r.Set("master", "replicas", 1)
+	r.Set("worker", "replicas", common.Workers-1)
+	return nil
+}
+
+// AddTo sets values' "roles" to the roles, when the flags made any.
+func (r Roles) AddTo(values map[string]any) {
+	if len(r) == 0 {
+		return
+	}
+	roles := make(map[string]any, len(r))
+	for role, v := range r {
+		roles[role] = v
+	}
+	values["roles"] = roles
+}
+
+// RoleFlags are the flags of a role's own resources and image, beside the
+// common --cpu, --memory and --image: --ROLE-cpu, --ROLE-memory and
+// perhaps --ROLE-image (e.g. --ps-cpu).
+type RoleFlags struct {
+	role               string
+	cpu, memory, image string
+}
+
+// AddRoleFlags adds --ROLE-cpu and --ROLE-memory, whose help says they are
+// of each (e.g. "each parameter server"), and, when all is not "",
+// --ROLE-image, whose help says it is of all ("the parameter servers").
+func AddRoleFlags(fs *pflag.FlagSet, role, each, all string) *RoleFlags {
+	r := &RoleFlags{role: role}
+	fs.StringVar(&r.cpu, role+"-cpu", "", "CPU of "+each+" (default: --cpu)")
+	fs.StringVar(&r.memory, role+"-memory", "", "memory of "+each+" (default: --memory)")
+	if all != "" {
+		fs.StringVar(&r.image, role+"-image", "", "image of "+all+" (default: --image)")
+	}
+	return r
+}
+
+// Values is the role's value of the flags the user set: its image and
+// resources (empty when none is set); a usage error names a flag that is
+// not a quantity.
+func (r *RoleFlags) Values() (map[string]any, error) {
+	values := map[string]any{}
+	if r.image != "" {
+		values["image"] = r.image
+	}
+	res, err := RoleResources(r.role, r.cpu, r.memory)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil {
+		values["resources"] = res
+	}
+	return values, nil
+}
+
 // RoleResources is the resources value of one role from its --ROLE-cpu and
 // --ROLE-memory flags (e.g. --ps-cpu): nil when neither is set, a usage
 // error naming the flag when one is not a quantity.
@@ -71,14 +170,29 @@ func RoleResources(role, cpu, memory string) (map[string]any, error) {
 	return res, nil
 }
 
+// SubmitExampler is a kind with examples of its own for "easyai submit
+// KIND --help". Kinds without it get one generic line (SubmitExample).
+type SubmitExampler interface {
+	// SubmitExample is its runnable examples, indented as cobra shows them.
+	SubmitExample() string
+}
+
+// SubmitExample is the examples of "easyai submit KIND --help": the kind's
+// own, else a line naming its image and command.
+func SubmitExample(k Kind) string {
+	if e, ok := k.(SubmitExampler); ok {
+		return e.SubmitExample()
+	}
+	return "  easyai submit " + k.Name() + " --image IMAGE -- COMMAND"
+}
+
 // SubmitDoc is a kind that explains its own submit command: which replicas
-// the flags make and which of them run the command. Kinds without it get a
-// generic help.
+// the flags make and which of them run the command, and its examples.
+// Kinds without it get a generic help.
 type SubmitDoc interface {
 	// SubmitLong is the long help of "easyai submit KIND".
 	SubmitLong() string
-	// SubmitExample is its runnable examples, indented as cobra shows them.
-	SubmitExample() string
+	SubmitExampler
 }
 
 // DescribeWorkers sets the help of the common --workers flag to what it

@@ -13,7 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -28,9 +28,9 @@ type Options struct {
 
 // Document is runtimes' -o json document.
 type Document struct {
-	APIVersion string             `json:"apiVersion"`
-	Kind       string             `json:"kind"`
-	Items      []trainjob.Runtime `json:"items"`
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Items      []kinds.Runtime `json:"items"`
 }
 
 // NewCmdRuntimes returns "runtimes"; runF replaces Complete and Run in tests.
@@ -79,8 +79,12 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	items, notes, err := trainjob.ListRuntimes(ctx, dyn, o.namespace)
-	if errors.Is(err, trainjob.ErrNoTrainer) {
+	lister, ok := o.Factory.Kinds.RuntimeLister()
+	if !ok {
+		return errors.New("no kind easyai knows runs on runtimes")
+	}
+	items, notes, err := lister.ListRuntimes(ctx, dyn, o.namespace)
+	if errors.Is(err, kinds.ErrNoRuntimes) {
 		return exit.WithHint(err, "easyai doctor shows which operators the cluster has; the training-operator's kinds (easyai submit pytorch, ...) need no runtime")
 	}
 	if err != nil {
@@ -92,12 +96,12 @@ func (o *Options) Run(ctx context.Context) error {
 	switch {
 	case o.Print.IsDocument():
 		if items == nil {
-			items = []trainjob.Runtime{}
+			items = []kinds.Runtime{}
 		}
 		return o.Print.PrintDocument(o.IO.Out, Document{APIVersion: "easyai.io/v1", Kind: "RuntimeList", Items: items})
 	case o.Print.Format() == printers.FormatName:
 		for _, r := range items {
-			fmt.Fprintln(o.IO.Out, r.Ref())
+			fmt.Fprintln(o.IO.Out, r.Ref)
 		}
 		return nil
 	}
@@ -109,7 +113,7 @@ func (o *Options) Run(ctx context.Context) error {
 	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), "NAME", "SCOPE", "FRAMEWORK", "NODES", "GANG", "AGE")
 	for _, r := range items {
 		scope := "cluster"
-		if r.Kind == trainjob.RuntimeKind {
+		if r.Namespaced {
 			scope = "namespace"
 		}
 		nodes := ""
@@ -120,7 +124,7 @@ func (o *Options) Run(ctx context.Context) error {
 		if r.Gang != "" {
 			gang = r.Gang
 		}
-		t.AddRow(r.Ref(), scope, r.Framework, nodes, gang, printers.Age(now, r.Created))
+		t.AddRow(r.Ref, scope, r.Framework, nodes, gang, printers.Age(now, r.Created))
 	}
 	return t.Render()
 }

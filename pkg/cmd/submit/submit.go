@@ -16,7 +16,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/kinds"
-	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -114,25 +113,25 @@ func newCmdKind(f *cmdutil.Factory, k kinds.Kind, runF func(*Options) error) *co
 		Short:   fmt.Sprintf("Submit a %s (%s)", gvk.Kind, gvk.Group),
 		Long: fmt.Sprintf(`Submit a %s, served by %s. The command after "--" is run by
 every replica; the operator injects the framework's environment.`, gvk.Kind, k.Operator()),
-		Example: examples(k.Name()),
+		Example: kinds.SubmitExample(k),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.runCommand(cmd, args, runF)
 		},
 	}
 	if doc, ok := k.(kinds.SubmitDoc); ok {
-		cmd.Long, cmd.Example = doc.SubmitLong(), doc.SubmitExample()
+		cmd.Long = doc.SubmitLong()
 	}
 	addCommonFlags(cmd, o)
 	o.Submission.KindValues = k.SubmitFlags(cmd.Flags())
-	if cmd.Flags().Lookup("runtime") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("runtime", completeRuntimes(f))
+	if lister, ok := k.(kinds.RuntimeLister); ok && cmd.Flags().Lookup("runtime") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("runtime", completeRuntimes(f, lister))
 	}
 	return cmd
 }
 
-// completeRuntimes completes --runtime with the training runtimes the user
-// can list (nothing when the cluster cannot be asked).
-func completeRuntimes(f *cmdutil.Factory) cobra.CompletionFunc {
+// completeRuntimes completes --runtime with the runtimes the user can list
+// (nothing when the cluster cannot be asked).
+func completeRuntimes(f *cmdutil.Factory, lister kinds.RuntimeLister) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		dyn, err := f.DynamicClient()
 		if err != nil {
@@ -142,32 +141,16 @@ func completeRuntimes(f *cmdutil.Factory) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		runtimes, _, err := trainjob.ListRuntimes(cmd.Context(), dyn, ns)
+		runtimes, _, err := lister.ListRuntimes(cmd.Context(), dyn, ns)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var refs []string
 		for _, r := range runtimes {
-			refs = append(refs, r.Ref()+"\t"+r.Framework)
+			refs = append(refs, r.Ref+"\t"+r.Framework)
 		}
 		return refs, cobra.ShellCompDirectiveNoFileComp
 	}
-}
-
-func examples(kind string) string {
-	switch kind {
-	case "tf":
-		return `  # 1 parameter server and 4 GPU workers
-  easyai submit tf --ps 1 --workers 4 --gpus 1 --image tensorflow/tensorflow:2.16.1-gpu -- python train.py
-  # print the TFJob instead of creating it, validated by the API server
-  easyai submit tf --workers 2 --image tf:1 --dry-run=server -o yaml -- python train.py`
-	case "pytorch":
-		return `  # 3 nodes (1 master + 2 workers), 8 GPUs and 8 processes each, gang-scheduled
-  easyai submit pytorch --workers 3 --gpus 8 --nproc-per-node 8 --gang --image pytorch/pytorch:2.4 -- torchrun train.py
-  # elastic between 2 and 4 nodes
-  easyai submit pytorch --workers 2 --elastic-min 2 --elastic-max 4 --image pt:1 -- python train.py`
-	}
-	return "  easyai submit " + kind + " --image IMAGE -- COMMAND"
 }
 
 func addCommonFlags(cmd *cobra.Command, o *Options) {

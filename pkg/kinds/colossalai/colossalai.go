@@ -63,8 +63,8 @@ func (Kind) PodSelector(jobName string) string { return OwnerLabel + "=" + jobNa
 // API reference requires beyond types: a worker container named "worker".
 func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
 	into := &Job{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+	if _, err := kinds.StrictDecode(obj, into); err != nil {
+		return nil, err
 	}
 	if _, hasSpec := obj.Object["spec"]; hasSpec {
 		found := false
@@ -129,82 +129,84 @@ func (Kind) SubmitExample() string {
 
 var torchArg = regexp.MustCompile(`^--?[A-Za-z0-9_][-A-Za-z0-9_.=:/]*$`)
 
+// submitFlags are a ColossalAI job's own submit flags.
+type submitFlags struct {
+	backend, sshdPath string
+	nproc             int
+	torchArgs         []string
+	cleanUp           bool
+	launcher          *kinds.RoleFlags
+}
+
 // SubmitFlags adds ColossalAI's own flags.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
-	var backend, sshdPath, launcherImage, launcherCPU, launcherMemory string
-	var nproc int
-	var torchArgs []string
-	var cleanUp bool
+	f := &submitFlags{}
 	kinds.DescribeWorkers(fs, "number of worker pods running sshd, on which colossalai run starts the training (the launcher is one more pod)")
-	fs.StringVar(&backend, "backend", BackendAuto, "what serves the job: t9k (ColossalAIJob), volcano (a Volcano Job) or auto (t9k when the cluster serves ColossalAIJobs)")
-	fs.IntVar(&nproc, "nproc-per-node", 1, "training processes per worker (colossalai run --nproc_per_node; T9k procPerWorker)")
-	fs.StringArrayVar(&torchArgs, "torch-args", nil, "a torchrun option, e.g. --max_restarts=0 (repeatable; T9k torchArgs, Volcano --extra_launch_args)")
-	fs.StringVar(&sshdPath, "sshd-path", "/usr/sbin/sshd", "absolute path of sshd in the worker image")
-	fs.BoolVar(&cleanUp, "clean-up-workers", true, "delete the workers when the launcher ends (T9k; Volcano always does)")
-	fs.StringVar(&launcherImage, "launcher-image", "", "image of the launcher (default: --image)")
-	fs.StringVar(&launcherCPU, "launcher-cpu", "", "CPU of the launcher (default: --cpu)")
-	fs.StringVar(&launcherMemory, "launcher-memory", "", "memory of the launcher (default: --memory)")
-	return func(common kinds.SubmitCommon) (map[string]any, error) {
-		if _, err := parseBackend(backend); err != nil {
-			return nil, err
-		}
-		for _, flag := range []string{"retry", "max-duration", "clean-pod-policy"} {
-			if common.Changed(flag) {
-				return nil, exit.UsageErrorf("--%s: a ColossalAI job is never restarted nor timed out, and --clean-up-workers says what is deleted", flag)
-			}
-		}
-		values := map[string]any{}
-		roles := map[string]any{}
-		if common.Changed("workers") {
-			if common.Workers < 1 {
-				return nil, exit.UsageErrorf("--workers %d: a ColossalAI job needs at least 1 worker", common.Workers)
-			}
-			roles["worker"] = map[string]any{"replicas": common.Workers}
-		}
-		if common.Changed("nproc-per-node") {
-			if err := kinds.CheckCount("--nproc-per-node", nproc, 1); err != nil {
-				return nil, err
-			}
-			values["nprocPerNode"] = nproc
-		}
-		if len(torchArgs) > 0 {
-			list := make([]any, len(torchArgs))
-			for i, a := range torchArgs {
-				if !torchArg.MatchString(a) {
-					return nil, exit.UsageErrorf("--torch-args %q: want a torchrun option like --max_restarts=0 (letters, digits and _-.=:/ only)", a)
-				}
-				list[i] = a
-			}
-			values["torchArgs"] = list
-		}
-		if common.Changed("sshd-path") {
-			if !strings.HasPrefix(sshdPath, "/") || !absPath.MatchString(sshdPath) {
-				return nil, exit.UsageErrorf("--sshd-path %q: must be an absolute path (sshd is started by its path)", sshdPath)
-			}
-			values["sshdPath"] = sshdPath
-		}
-		if common.Changed("clean-up-workers") {
-			values["cleanUpWorkers"] = cleanUp
-		}
-		launcher := map[string]any{}
-		if launcherImage != "" {
-			launcher["image"] = launcherImage
-		}
-		res, err := kinds.RoleResources("launcher", launcherCPU, launcherMemory)
-		if err != nil {
-			return nil, err
-		}
-		if res != nil {
-			launcher["resources"] = res
-		}
-		if len(launcher) > 0 {
-			roles["launcher"] = launcher
-		}
-		if len(roles) > 0 {
-			values["roles"] = roles
-		}
-		return values, nil
+	fs.StringVar(&f.backend, "backend", BackendAuto, "what serves the job: t9k (ColossalAIJob), volcano (a Volcano Job) or auto (t9k when the cluster serves ColossalAIJobs)")
+	fs.IntVar(&f.nproc, "nproc-per-node", 1, "training processes per worker (colossalai run --nproc_per_node; T9k procPerWorker)")
+	fs.StringArrayVar(&f.torchArgs, "torch-args", nil, "a torchrun option, e.g. --max_restarts=0 (repeatable; T9k torchArgs, Volcano --extra_launch_args)")
+	fs.StringVar(&f.sshdPath, "sshd-path", "/usr/sbin/sshd", "absolute path of sshd in the worker image")
+	fs.BoolVar(&f.cleanUp, "clean-up-workers", true, "delete the workers when the launcher ends (T9k; Volcano always does)")
+	f.launcher = kinds.AddRoleFlags(fs, "launcher", "the launcher", "the launcher")
+	return f.values
+}
+
+// values turns the flags the user set into the chart's values.
+func (f *submitFlags) values(common kinds.SubmitCommon) (map[string]any, error) {
+	if _, err := parseBackend(f.backend); err != nil {
+		return nil, err
 	}
+	for _, flag := range []string{"retry", "max-duration", "clean-pod-policy"} {
+		if common.Changed(flag) {
+			return nil, exit.UsageErrorf("--%s: a ColossalAI job is never restarted nor timed out, and --clean-up-workers says what is deleted", flag)
+		}
+	}
+	values := map[string]any{}
+	roles := kinds.Roles{}
+	if err := roles.SetWorkers("worker", common, "a ColossalAI job needs at least 1 worker"); err != nil {
+		return nil, err
+	}
+	if common.Changed("nproc-per-node") {
+		if err := kinds.CheckCount("--nproc-per-node", f.nproc, 1); err != nil {
+			return nil, err
+		}
+		values["nprocPerNode"] = f.nproc
+	}
+	if err := f.addLaunchValues(common, values); err != nil {
+		return nil, err
+	}
+	launcher, err := f.launcher.Values()
+	if err != nil {
+		return nil, err
+	}
+	roles.Merge("launcher", launcher)
+	roles.AddTo(values)
+	return values, nil
+}
+
+// addLaunchValues adds to values how the launcher starts the training on
+// the workers: --torch-args, --sshd-path and --clean-up-workers.
+func (f *submitFlags) addLaunchValues(common kinds.SubmitCommon, values map[string]any) error {
+	if len(f.torchArgs) > 0 {
+		list := make([]any, len(f.torchArgs))
+		for i, a := range f.torchArgs {
+			if !torchArg.MatchString(a) {
+				return exit.UsageErrorf("--torch-args %q: want a torchrun option like --max_restarts=0 (letters, digits and _-.=:/ only)", a)
+			}
+			list[i] = a
+		}
+		values["torchArgs"] = list
+	}
+	if common.Changed("sshd-path") {
+		if !strings.HasPrefix(f.sshdPath, "/") || !absPath.MatchString(f.sshdPath) {
+			return exit.UsageErrorf("--sshd-path %q: must be an absolute path (sshd is started by its path)", f.sshdPath)
+		}
+		values["sshdPath"] = f.sshdPath
+	}
+	if common.Changed("clean-up-workers") {
+		values["cleanUpWorkers"] = f.cleanUp
+	}
+	return nil
 }
 
 var absPath = regexp.MustCompile(`^/[-A-Za-z0-9_./]*$`)

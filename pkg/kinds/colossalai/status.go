@@ -31,14 +31,8 @@ type listed struct {
 			Resources corev1.ResourceRequirements `json:"resources"`
 		} `json:"launcher"`
 		Worker struct {
-			Replicas int32 `json:"replicas"`
-			Template struct {
-				Spec struct {
-					Containers []struct {
-						Resources corev1.ResourceRequirements `json:"resources"`
-					} `json:"containers"`
-				} `json:"spec"`
-			} `json:"template"`
+			Replicas int32                `json:"replicas"`
+			Template kinds.ListedTemplate `json:"template"`
 		} `json:"worker"`
 		RunMode *RunMode `json:"runMode"`
 	} `json:"spec"`
@@ -65,9 +59,7 @@ func (k Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summ
 		s.Workers.Ready = a.Running
 	}
 	s.GPUs = float64(jobmodel.GPUs(j.Spec.Launcher.Resources, gpu))
-	for _, c := range j.Spec.Worker.Template.Spec.Containers {
-		s.GPUs += float64(int64(j.Spec.Worker.Replicas) * jobmodel.GPUs(c.Resources, gpu))
-	}
+	kinds.AddGPUs(&s, j.Spec.Worker.Replicas, j.Spec.Worker.Template, gpu)
 	for _, c := range j.Status.Conditions {
 		if c.Type == "Running" && c.Status == string(corev1.ConditionTrue) && c.LastTransitionTime != nil {
 			t := c.LastTransitionTime.Time

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
 	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
@@ -51,13 +50,12 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	trainjob.AddBackendFlag(fs)
 	kinds.DescribeWorkers(fs, "number of workers (processes of jax.distributed), the first being the coordinator")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
-		if !common.Changed("workers") {
-			return map[string]any{}, nil
+		values, roles := map[string]any{}, kinds.Roles{}
+		if err := roles.SetWorkers("worker", common, "a JAX job needs at least 1 worker"); err != nil {
+			return nil, err
 		}
-		if common.Workers < 1 {
-			return nil, exit.UsageErrorf("--workers %d: a JAX job needs at least 1 worker", common.Workers)
-		}
-		return map[string]any{"roles": map[string]any{"worker": map[string]any{"replicas": common.Workers}}}, nil
+		roles.AddTo(values)
+		return values, nil
 	}
 }
 

@@ -90,12 +90,5 @@ func TestStatus(t *testing.T) {
 }
 
 func TestDecodeIsStrict(t *testing.T) {
-	obj := jaxJob(nil)
-	if _, err := jaxjob.New().Decode(obj); err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedField(obj.Object, map[string]any{}, "spec", "jaxReplicaSpecs", "Worker", "templates")
-	if _, err := jaxjob.New().Decode(obj); err == nil || !strings.Contains(err.Error(), "templates") {
-		t.Errorf("a misspelt field decoded: %v", err)
-	}
+	kindstest.DecodeIsStrict(t, jaxjob.New(), jaxJob(nil), map[string]any{}, "spec", "jaxReplicaSpecs", "Worker", "templates")
 }

@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -77,7 +79,7 @@ func (b Base) Chart() fs.FS { return charts.Get(b.Shape.Chart) }
 
 // Decode strictly decodes a rendered job into the kind's typed API object.
 func (b Base) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	return StrictDecode(obj, b.Shape.New())
+	return kinds.StrictDecode(obj, b.Shape.New())
 }
 
 // PodSelector selects the pods the operator created for the job.
@@ -85,74 +87,68 @@ func (Base) PodSelector(jobName string) string {
 	return kubeflowv1.JobNameLabel + "=" + jobName
 }
 
-// StrictDecode converts obj into into, failing on any field the typed API
-// does not have (the error names the field's path).
-func StrictDecode(obj *unstructured.Unstructured, into runtime.Object) (runtime.Object, error) {
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
-	}
-	return into, nil
-}
-
 // listed is the part of a training-operator job that list reads, decoded
 // straight from JSON: no generic maps, no managedFields, and of each role
-// only its replica count and the resources of its containers.
+// only its replica count and the resources of its containers. Its replica
+// map is under a field of each kind's own (Shape.ReplicaSpecsField): a job is
+// decoded into a listed through listedAs, the same struct with that field's
+// name as the map's tag, so that it is read in one pass and a new kind needs
+// nothing here.
 type listed struct {
-	Kind     string               `json:"kind"`
-	Metadata jobmodel.ObjectMeta  `json:"metadata"`
-	Spec     listedSpec           `json:"spec"`
-	Status   kubeflowv1.JobStatus `json:"status"`
+	Kind     string              `json:"kind"`
+	Metadata jobmodel.ObjectMeta `json:"metadata"`
+	// Spec is an unnamed struct so that listedAs's copy of it, retagged,
+	// converts to it.
+	Spec struct {
+		RunPolicy kubeflowv1.RunPolicy `json:"runPolicy"`
+		// Replicas is the kind's replica map, spec.REPLICASPECSFIELD.
+		Replicas map[string]listedReplica `json:"-"`
+	} `json:"spec"`
+	Status kubeflowv1.JobStatus `json:"status"`
 }
 
-// listedSpec has the replica map of every training-operator kind under its
-// own field, so that a job is read in one pass (each kind then takes its
-// own, Shape.ReplicaSpecsField); replicaSpecsFields lists them, and a test
-// fails when a kind's field is not one of them.
-type listedSpec struct {
-	RunPolicy kubeflowv1.RunPolicy     `json:"runPolicy"`
-	TF        map[string]listedReplica `json:"tfReplicaSpecs"`
-	PyTorch   map[string]listedReplica `json:"pytorchReplicaSpecs"`
-	MPI       map[string]listedReplica `json:"mpiReplicaSpecs"`
-	XGBoost   map[string]listedReplica `json:"xgbReplicaSpecs"`
-	Paddle    map[string]listedReplica `json:"paddleReplicaSpecs"`
-	JAX       map[string]listedReplica `json:"jaxReplicaSpecs"`
-}
+// listedTypes caches listedAs's types by replica-map field.
+var listedTypes sync.Map
 
-// replicas is the replica map of field.
-func (s *listedSpec) replicas(field string) (map[string]listedReplica, bool) {
-	switch field {
-	case "tfReplicaSpecs":
-		return s.TF, true
-	case "pytorchReplicaSpecs":
-		return s.PyTorch, true
-	case "mpiReplicaSpecs":
-		return s.MPI, true
-	case "xgbReplicaSpecs":
-		return s.XGBoost, true
-	case "paddleReplicaSpecs":
-		return s.Paddle, true
-	case "jaxReplicaSpecs":
-		return s.JAX, true
+// listedAs is the type of a pointer to listed whose Spec.Replicas is the
+// JSON field field: a *listed converts to it (Go ignores tags when
+// converting), and decoding into the converted pointer fills the listed.
+func listedAs(field string) reflect.Type {
+	if t, ok := listedTypes.Load(field); ok {
+		return t.(reflect.Type)
 	}
-	return nil, false
+	tag := reflect.StructTag("json:" + strconv.Quote(field))
+	t := reflect.PointerTo(retag(reflect.TypeFor[listed](), tag, "Spec", "Replicas"))
+	listedTypes.Store(field, t)
+	return t
 }
 
-// KnowsReplicaSpecsField reports whether list reads a replica map under
-// field (for the test that every kind's is read).
-func KnowsReplicaSpecsField(field string) bool {
-	_, ok := (&listedSpec{}).replicas(field)
-	return ok
+// retag returns the struct type t with the tag of the field at path (its
+// name in t, then in the field's own struct type, ...) set to tag.
+func retag(t reflect.Type, tag reflect.StructTag, path ...string) reflect.Type {
+	fields := make([]reflect.StructField, t.NumField())
+	for i := range fields {
+		fields[i] = t.Field(i)
+		switch {
+		case fields[i].Name != path[0]:
+		case len(path) == 1:
+			fields[i].Tag = tag
+		default:
+			fields[i].Type = retag(fields[i].Type, tag, path[1:]...)
+		}
+	}
+	return reflect.StructOf(fields)
 }
 
+// decodeInto is what to decode the JSON of a job of the kind into to fill j.
+func (b Base) decodeInto(j *listed) any {
+	return reflect.ValueOf(j).Convert(listedAs(b.Shape.ReplicaSpecsField)).Interface()
+}
+
+// listedReplica is what list reads of one role.
 type listedReplica struct {
-	Replicas *int32 `json:"replicas"`
-	Template struct {
-		Spec struct {
-			Containers []struct {
-				Resources corev1.ResourceRequirements `json:"resources"`
-			} `json:"containers"`
-		} `json:"spec"`
-	} `json:"template"`
+	Replicas *int32               `json:"replicas"`
+	Template kinds.ListedTemplate `json:"template"`
 }
 
 func (b Base) replicaSpecs(obj *unstructured.Unstructured) (map[string]*kubeflowv1.ReplicaSpec, error) {
@@ -190,10 +186,10 @@ func (b Base) Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName)
 // SummarizeJSON is Summarize of a job as the API server sent it.
 func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
-	if err := json.Unmarshal(data, &j); err != nil {
+	if err := json.Unmarshal(data, b.decodeInto(&j)); err != nil {
 		return jobmodel.Summary{}, b.unreadable(&j, err)
 	}
-	return b.summarizeListed(&j, gpu)
+	return b.summarizeListed(&j, gpu), nil
 }
 
 // SummarizeNext reads the next job of a LIST's items from dec, in one pass
@@ -201,10 +197,10 @@ func (b Base) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summ
 // jsonv2.SemanticError, and the summary names the job as far as it was read.
 func (b Base) SummarizeNext(dec *jsontext.Decoder, gpu corev1.ResourceName) (jobmodel.Summary, error) {
 	var j listed
-	if err := jsonv2.UnmarshalDecode(dec, &j); err != nil {
+	if err := jsonv2.UnmarshalDecode(dec, b.decodeInto(&j)); err != nil {
 		return jobmodel.NewSummary(j.Kind, j.Metadata), b.unreadable(&j, err)
 	}
-	return b.summarizeListed(&j, gpu)
+	return b.summarizeListed(&j, gpu), nil
 }
 
 // unreadable says which job could not be read, when its name was.
@@ -215,22 +211,17 @@ func (b Base) unreadable(j *listed, err error) error {
 	return fmt.Errorf("%s: %w", b.Shape.APIKind, err)
 }
 
-func (b Base) summarizeListed(j *listed, gpu corev1.ResourceName) (jobmodel.Summary, error) {
-	specs, ok := j.Spec.replicas(b.Shape.ReplicaSpecsField)
-	if !ok {
-		return jobmodel.Summary{}, fmt.Errorf("%s: list does not read spec.%s", b.Shape.APIKind, b.Shape.ReplicaSpecsField)
-	}
+// summarizeListed is list's view of the job j.
+func (b Base) summarizeListed(j *listed, gpu corev1.ResourceName) jobmodel.Summary {
 	s := jobmodel.NewSummary(j.Kind, j.Metadata)
 	s.Status = Status(j.Status, j.Spec.RunPolicy)
-	for role, spec := range specs {
+	for role, spec := range j.Spec.Replicas {
 		n := int32(1)
 		if spec.Replicas != nil {
 			n = *spec.Replicas
 		}
 		s.Workers.Total += n
-		for _, c := range spec.Template.Spec.Containers {
-			s.GPUs += float64(int64(n) * jobmodel.GPUs(c.Resources, gpu))
-		}
+		kinds.AddGPUs(&s, n, spec.Template, gpu)
 		if rs := replicaStatus(j.Status.ReplicaStatuses, role); rs != nil {
 			s.Workers.Ready += rs.Active
 		}
@@ -245,7 +236,7 @@ func (b Base) summarizeListed(j *listed, gpu corev1.ResourceName) (jobmodel.Summ
 			s.Finished = ptrTime(cond.LastTransitionTime.Time)
 		}
 	}
-	return s, nil
+	return s
 }
 
 // replicaStatus finds a role's status. The operator keys statuses by the

@@ -1,10 +1,13 @@
 package kubeflow_test
 
 import (
+	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
 	"github.com/easyai-dev/easyai/pkg/kinds/pytorchjob"
 	"github.com/easyai-dev/easyai/pkg/kinds/tfjob"
@@ -310,10 +314,7 @@ func TestReplicasOrderOfPyTorchRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []string
-	for _, r := range got {
-		tasks = append(tasks, r.Task)
-	}
+	tasks := kindstest.Tasks(got)
 	if want := []string{"master-0", "worker-0", "worker-1"}; !reflect.DeepEqual(tasks, want) {
 		t.Errorf("tasks %v, want %v", tasks, want)
 	}
@@ -322,5 +323,34 @@ func TestReplicasOrderOfPyTorchRoles(t *testing.T) {
 func TestPodSelector(t *testing.T) {
 	if got := (kubeflow.Base{}).PodSelector("mnist"); got != "training.kubeflow.org/job-name=mnist" {
 		t.Errorf("PodSelector = %q", got)
+	}
+}
+
+// TestListReadsAnyKindsReplicaMap: list reads a kind's replica map under
+// the field its Shape names, whatever it is, in either decoder, and nothing
+// under another kind's field; a new kind needs nothing in this package.
+func TestListReadsAnyKindsReplicaMap(t *testing.T) {
+	b := kubeflow.Base{Shape: kubeflow.Shape{Name: "foo", APIKind: "FooJob", ReplicaSpecsField: "fooReplicaSpecs", Roles: []string{"Worker"}}}
+	data := []byte(`{"kind":"FooJob","metadata":{"name":"f","namespace":"team-a"},"spec":{"runPolicy":{"suspend":true},` +
+		`"fooReplicaSpecs":{"Worker":{"replicas":3,"template":{"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}}},` +
+		`"tfReplicaSpecs":{"Worker":{"replicas":5}}}}`)
+	want := jobmodel.ReplicaCount{Total: 3}
+	s, err := b.SummarizeJSON(data, "nvidia.com/gpu")
+	if err != nil || s.Workers != want || s.GPUs != 6 || s.Status.State != jobmodel.Suspended {
+		t.Errorf("SummarizeJSON: workers %+v, GPUs %v, state %s, %v; want %+v, 6, Suspended", s.Workers, s.GPUs, s.Status.State, err, want)
+	}
+	s, err = b.SummarizeNext(jsontext.NewDecoder(bytes.NewReader(data)), "nvidia.com/gpu")
+	if err != nil || s.Workers != want || s.GPUs != 6 || s.Status.State != jobmodel.Suspended {
+		t.Errorf("SummarizeNext: workers %+v, GPUs %v, state %s, %v; want %+v, 6, Suspended", s.Workers, s.GPUs, s.Status.State, err, want)
+	}
+	// The same field read for two kinds, and a second read, find the same type.
+	other := kubeflow.Base{Shape: kubeflow.Shape{Name: "bar", APIKind: "BarJob", ReplicaSpecsField: "fooReplicaSpecs"}}
+	if s, err := other.SummarizeJSON(data, "nvidia.com/gpu"); err != nil || s.Workers != want {
+		t.Errorf("another kind with the same field: workers %+v, %v", s.Workers, err)
+	}
+	// A replica count of the wrong type is an error naming the job.
+	bad := bytes.Replace(data, []byte(`"replicas":3`), []byte(`"replicas":"three"`), 1)
+	if _, err := b.SummarizeJSON(bad, "nvidia.com/gpu"); err == nil || !strings.Contains(err.Error(), "FooJob team-a/f") {
+		t.Errorf("a bad replica count: %v", err)
 	}
 }

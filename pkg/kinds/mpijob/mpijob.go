@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
 )
@@ -54,19 +53,14 @@ func (Kind) SubmitExample() string {
 // launcher's resources.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	var slots int
-	var launcherCPU, launcherMemory string
 	kinds.DescribeWorkers(fs, "number of worker pods mpirun runs on (the launcher is one more pod)")
 	fs.IntVar(&slots, "slots-per-worker", 0, "MPI slots (ranks) of each worker in the hostfile (default: the operator's, 1)")
-	fs.StringVar(&launcherCPU, "launcher-cpu", "", "CPU of the launcher (default: --cpu)")
-	fs.StringVar(&launcherMemory, "launcher-memory", "", "memory of the launcher (default: --memory)")
+	launcher := kinds.AddRoleFlags(fs, "launcher", "the launcher", "")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
 		values := map[string]any{}
-		roles := map[string]any{}
-		if common.Changed("workers") {
-			if common.Workers < 1 {
-				return nil, exit.UsageErrorf("--workers %d: an MPI job needs at least 1 worker", common.Workers)
-			}
-			roles["worker"] = map[string]any{"replicas": common.Workers}
+		roles := kinds.Roles{}
+		if err := roles.SetWorkers("worker", common, "an MPI job needs at least 1 worker"); err != nil {
+			return nil, err
 		}
 		if common.Changed("slots-per-worker") {
 			if err := kinds.CheckCount("--slots-per-worker", slots, 1); err != nil {
@@ -74,16 +68,12 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			}
 			values["slotsPerWorker"] = slots
 		}
-		res, err := kinds.RoleResources("launcher", launcherCPU, launcherMemory)
+		launcherValues, err := launcher.Values()
 		if err != nil {
 			return nil, err
 		}
-		if res != nil {
-			roles["launcher"] = map[string]any{"resources": res}
-		}
-		if len(roles) > 0 {
-			values["roles"] = roles
-		}
+		roles.Merge("launcher", launcherValues)
+		roles.AddTo(values)
 		return values, nil
 	}
 }

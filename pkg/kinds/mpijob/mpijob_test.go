@@ -147,14 +147,7 @@ func TestReplicasNameTheLauncher(t *testing.T) {
 }
 
 func TestDecodeIsStrict(t *testing.T) {
-	obj := mpiJob(kubeflowv1.JobStatus{})
-	if _, err := mpijob.New().Decode(obj); err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedField(obj.Object, int64(2), "spec", "slotPerWorker")
-	if _, err := mpijob.New().Decode(obj); err == nil || !strings.Contains(err.Error(), "slotPerWorker") {
-		t.Errorf("a misspelt field decoded: %v", err)
-	}
+	kindstest.DecodeIsStrict(t, mpijob.New(), mpiJob(kubeflowv1.JobStatus{}), int64(2), "spec", "slotPerWorker")
 }
 
 // The training-operator's MPIJob workers carry no index label (v1.9): the

@@ -61,45 +61,38 @@ func (Kind) SubmitExample() string {
 
 // SubmitFlags adds Paddle's own flags: parameter servers and elastic bounds.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
-	var ps, elasticMin, elasticMax int
+	var ps int
 	kinds.DescribeWorkers(fs, "number of workers (trainers); in collective mode worker 0 is the endpoint the others meet at")
 	fs.IntVar(&ps, "ps", 0, "parameter servers (the PaddleJob's Master replicas): parameter-server mode")
-	fs.IntVar(&elasticMin, "elastic-min", 0, "elastic training: fewest workers the job runs with (sets an elasticPolicy)")
-	fs.IntVar(&elasticMax, "elastic-max", 0, "elastic training: most workers the job scales to")
+	elastic := kubeflow.AddElasticFlags(fs, "workers")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
 		values := map[string]any{}
-		roles := map[string]any{}
-		if common.Changed("workers") {
-			if common.Workers < 1 {
-				return nil, exit.UsageErrorf("--workers %d: a Paddle job needs at least 1 worker", common.Workers)
-			}
-			roles["worker"] = map[string]any{"replicas": common.Workers}
+		roles := kinds.Roles{}
+		if err := roles.SetWorkers("worker", common, "a Paddle job needs at least 1 worker"); err != nil {
+			return nil, err
 		}
 		if common.Changed("ps") {
 			if err := kinds.CheckCount("--ps", ps, 0); err != nil {
 				return nil, err
 			}
-			roles["master"] = map[string]any{"replicas": ps}
+			roles.Set("master", "replicas", ps)
 		}
-		if elasticMin != 0 || elasticMax != 0 {
-			if elasticMin < 1 || elasticMax < elasticMin || elasticMax > kinds.MaxCount {
-				return nil, exit.UsageErrorf("--elastic-min %d --elastic-max %d: need 1 <= min <= max", elasticMin, elasticMax)
+		if elastic.Set() {
+			if err := elastic.CheckBounds(); err != nil {
+				return nil, err
 			}
 			if ps > 0 {
 				return nil, exit.UsageErrorf("--ps %d: elastic training runs in collective mode, without parameter servers", ps)
 			}
-			if common.Changed("workers") && (common.Workers < elasticMin || common.Workers > elasticMax) {
-				return nil, exit.UsageErrorf("--workers %d: must lie between --elastic-min %d and --elastic-max %d", common.Workers, elasticMin, elasticMax)
+			v, err := elastic.Value(common)
+			if err != nil {
+				return nil, err
 			}
-			values["elastic"] = map[string]any{"minReplicas": elasticMin, "maxReplicas": elasticMax}
+			values["elastic"] = v
 			// Without --workers the job starts with the fewest workers it runs with.
-			if !common.Changed("workers") {
-				roles["worker"] = map[string]any{"replicas": elasticMin}
-			}
+			roles.Set("worker", "replicas", elastic.Start(common))
 		}
-		if len(roles) > 0 {
-			values["roles"] = roles
-		}
+		roles.AddTo(values)
 		return values, nil
 	}
 }

@@ -137,22 +137,12 @@ func TestReplicasMastersFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []string
-	for _, r := range got {
-		tasks = append(tasks, r.Task)
-	}
+	tasks := kindstest.Tasks(got)
 	if want := []string{"master-0", "worker-0", "worker-1"}; !reflect.DeepEqual(tasks, want) {
 		t.Errorf("tasks %v, want %v", tasks, want)
 	}
 }
 
 func TestDecodeIsStrict(t *testing.T) {
-	obj := paddleJob(0, nil)
-	if _, err := paddlejob.New().Decode(obj); err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedField(obj.Object, int64(2), "spec", "elasticPolicy", "minReplica")
-	if _, err := paddlejob.New().Decode(obj); err == nil || !strings.Contains(err.Error(), "minReplica") {
-		t.Errorf("a misspelt field decoded: %v", err)
-	}
+	kindstest.DecodeIsStrict(t, paddlejob.New(), paddleJob(0, nil), int64(2), "spec", "elasticPolicy", "minReplica")
 }

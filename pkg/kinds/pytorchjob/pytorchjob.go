@@ -36,24 +36,25 @@ func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
 // checks it): a count of processes, or auto, cpu or gpu.
 var nprocPerNode = regexp.MustCompile(`^([1-9][0-9]*|auto|cpu|gpu)$`)
 
+// SubmitExample shows a gang-scheduled job and an elastic one.
+func (Kind) SubmitExample() string {
+	return `  # 3 nodes (1 master + 2 workers), 8 GPUs and 8 processes each, gang-scheduled
+  easyai submit pytorch --workers 3 --gpus 8 --nproc-per-node 8 --gang --image pytorch/pytorch:2.4 -- torchrun train.py
+  # elastic between 2 and 4 nodes
+  easyai submit pytorch --workers 2 --elastic-min 2 --elastic-max 4 --image pt:1 -- python train.py`
+}
+
 // SubmitFlags adds PyTorch's own flags: processes per node and elastic bounds.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	trainjob.AddBackendFlag(fs)
 	var nproc string
-	var elasticMin, elasticMax int
 	fs.StringVar(&nproc, "nproc-per-node", "", `processes per node for torchrun: a number, "auto", "cpu" or "gpu"`)
-	fs.IntVar(&elasticMin, "elastic-min", 0, "elastic training: fewest nodes the job runs with (sets an elasticPolicy)")
-	fs.IntVar(&elasticMax, "elastic-max", 0, "elastic training: most nodes the job scales to")
+	elastic := kubeflow.AddElasticFlags(fs, "nodes")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
 		values := map[string]any{}
-		if common.Changed("workers") {
-			if common.Workers < 1 {
-				return nil, exit.UsageErrorf("--workers %d: a PyTorch job needs at least 1 node (the master)", common.Workers)
-			}
-			values["roles"] = map[string]any{
-				"master": map[string]any{"replicas": 1},
-				"worker": map[string]any{"replicas": common.Workers - 1},
-			}
+		roles := kinds.Roles{}
+		if err := roles.SetNodes(common, "a PyTorch job needs at least 1 node (the master)"); err != nil {
+			return nil, err
 		}
 		if nproc != "" {
 			if !nprocPerNode.MatchString(nproc) {
@@ -61,26 +62,18 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 			}
 			values["nprocPerNode"] = nproc
 		}
-		if elasticMin != 0 || elasticMax != 0 {
-			if elasticMin < 1 || elasticMax < elasticMin || elasticMax > kinds.MaxCount {
-				return nil, exit.UsageErrorf("--elastic-min %d --elastic-max %d: need 1 <= min <= max", elasticMin, elasticMax)
+		if elastic.Set() {
+			v, err := elastic.Value(common)
+			if err != nil {
+				return nil, err
 			}
-			if common.Changed("workers") && (common.Workers < elasticMin || common.Workers > elasticMax) {
-				return nil, exit.UsageErrorf("--workers %d: must lie between --elastic-min %d and --elastic-max %d", common.Workers, elasticMin, elasticMax)
-			}
-			values["elastic"] = map[string]any{"minReplicas": elasticMin, "maxReplicas": elasticMax}
+			values["elastic"] = v
 			// Elastic jobs rendezvous among workers (the operator's elasticPolicy
 			// bounds the Worker replicas): every node is a worker, none a master.
-			// Without --workers the job starts with the fewest nodes it runs with.
-			nodes := elasticMin
-			if common.Changed("workers") {
-				nodes = common.Workers
-			}
-			values["roles"] = map[string]any{
-				"master": map[string]any{"replicas": 0},
-				"worker": map[string]any{"replicas": nodes},
-			}
+			roles.Set("master", "replicas", 0)
+			roles.Set("worker", "replicas", elastic.Start(common))
 		}
+		roles.AddTo(values)
 		return values, nil
 	}
 }

@@ -235,3 +235,18 @@ func TestEveryChartFolderBelongsToAKind(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimesAreListedByTheirKind: "easyai runtimes" asks the registry for
+// the kind that lists runtimes, and submit completes the --runtime of a kind
+// with the runtimes the kind itself lists.
+func TestRuntimesAreListedByTheirKind(t *testing.T) {
+	if _, ok := registry.Default().RuntimeLister(); !ok {
+		t.Error("no registered kind lists runtimes (kinds.RuntimeLister): easyai runtimes would list none")
+	}
+	for _, k := range registry.Default().Submittable() {
+		_, flags, _ := kindstest.SubmitValues(t, k)
+		if _, ok := k.(kinds.RuntimeLister); flags.Lookup("runtime") != nil && !ok {
+			t.Errorf("kind %s: --runtime, but it lists no runtimes (kinds.RuntimeLister) to complete it with", k.Name())
+		}
+	}
+}

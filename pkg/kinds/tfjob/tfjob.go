@@ -26,18 +26,24 @@ var Shape = kubeflow.Shape{
 // New returns the kind.
 func New() Kind { return Kind{kubeflow.Base{Shape: Shape}} }
 
+// SubmitExample shows a job with a parameter server and a server dry run.
+func (Kind) SubmitExample() string {
+	return `  # 1 parameter server and 4 GPU workers
+  easyai submit tf --ps 1 --workers 4 --gpus 1 --image tensorflow/tensorflow:2.16.1-gpu -- python train.py
+  # print the TFJob instead of creating it, validated by the API server
+  easyai submit tf --workers 2 --image tf:1 --dry-run=server -o yaml -- python train.py`
+}
+
 // SubmitFlags adds TF's own flags: the parameter servers, chief, evaluator and success policy.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	var ps int
 	var chief, evaluator bool
-	var successPolicy, psCPU, psMemory, psImage string
+	var successPolicy string
 	fs.IntVar(&ps, "ps", 0, "number of parameter servers")
 	fs.BoolVar(&chief, "chief", false, "add a chief replica (it decides when the job is done)")
 	fs.BoolVar(&evaluator, "evaluator", false, "add an evaluator replica")
 	fs.StringVar(&successPolicy, "success-policy", "", `when the job succeeds: "" (chief, else worker 0, is done) or AllWorkers`)
-	fs.StringVar(&psCPU, "ps-cpu", "", "CPU of each parameter server (default: --cpu)")
-	fs.StringVar(&psMemory, "ps-memory", "", "memory of each parameter server (default: --memory)")
-	fs.StringVar(&psImage, "ps-image", "", "image of the parameter servers (default: --image)")
+	psFlags := kinds.AddRoleFlags(fs, "ps", "each parameter server", "the parameter servers")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
 		if common.Workers < 0 {
 			return nil, exit.UsageErrorf("--workers %d: must be 0 or more", common.Workers)
@@ -48,37 +54,26 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		if successPolicy != "" && successPolicy != string(kubeflowv1.SuccessPolicyAllWorkers) {
 			return nil, exit.UsageErrorf("--success-policy %q: must be AllWorkers or empty", successPolicy)
 		}
-		psRole := map[string]any{}
+		roles := kinds.Roles{}
 		if common.Changed("ps") {
-			psRole["replicas"] = ps
+			roles.Set("ps", "replicas", ps)
 		}
-		if psImage != "" {
-			psRole["image"] = psImage
-		}
-		res, err := kinds.RoleResources("ps", psCPU, psMemory)
+		psValues, err := psFlags.Values()
 		if err != nil {
 			return nil, err
 		}
-		if res != nil {
-			psRole["resources"] = res
-		}
-		roles := map[string]any{}
-		if len(psRole) > 0 {
-			roles["ps"] = psRole
-		}
+		roles.Merge("ps", psValues)
 		if common.Changed("workers") {
-			roles["worker"] = map[string]any{"replicas": common.Workers}
+			roles.Set("worker", "replicas", common.Workers)
 		}
 		if common.Changed("chief") {
-			roles["chief"] = map[string]any{"replicas": boolToInt(chief)}
+			roles.Set("chief", "replicas", boolToInt(chief))
 		}
 		if common.Changed("evaluator") {
-			roles["evaluator"] = map[string]any{"replicas": boolToInt(evaluator)}
+			roles.Set("evaluator", "replicas", boolToInt(evaluator))
 		}
 		values := map[string]any{}
-		if len(roles) > 0 {
-			values["roles"] = roles
-		}
+		roles.AddTo(values)
 		if successPolicy != "" {
 			values["successPolicy"] = successPolicy
 		}

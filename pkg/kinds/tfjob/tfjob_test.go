@@ -133,11 +133,5 @@ func TestDecodeIsStrict(t *testing.T) {
 		"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": map[string]any{"name": "mnist"},
 		"spec": map[string]any{"tfReplicaSpecs": map[string]any{"Worker": map[string]any{"replicas": int64(1)}}},
 	}}
-	if _, err := tfjob.New().Decode(obj); err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedField(obj.Object, "AllWorker", "spec", "sucessPolicy")
-	if _, err := tfjob.New().Decode(obj); err == nil || !strings.Contains(err.Error(), "sucessPolicy") {
-		t.Errorf("a misspelt field decoded: %v", err)
-	}
+	kindstest.DecodeIsStrict(t, tfjob.New(), obj, "AllWorker", "spec", "sucessPolicy")
 }

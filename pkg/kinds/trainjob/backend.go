@@ -65,35 +65,13 @@ func ChooseBackend(ctx context.Context, v1 kinds.Kind, on OnTrainer, flags *pfla
 	if f := flags.Lookup("backend"); f != nil && f.Value.String() != "" {
 		backend = f.Value.String()
 	}
-	preferred := probe.KubeflowBackend
-	if preferred == "" {
-		preferred = BackendTrainingOperator
-	}
 	note := ""
 	switch backend {
 	case BackendTrainingOperator, BackendTrainer:
 	case BackendAuto:
-		if probe.Offline {
-			backend = preferred
-			break
-		}
-		v1Served, err := probe.Served(ctx, v1.Resource())
-		if err != nil {
+		var err error
+		if backend, note, err = autoBackend(ctx, v1, on, probe); err != nil {
 			return nil, "", err
-		}
-		trainerServed, err := probe.Served(ctx, on.Resource())
-		if err != nil {
-			return nil, "", err
-		}
-		switch {
-		case v1Served && trainerServed:
-			backend = preferred
-			note = fmt.Sprintf("Backend: %s (this cluster has the training-operator and Kubeflow Trainer v2; the configuration's kubeflow-backend chooses, default %s)", backend, BackendTrainingOperator)
-		case trainerServed:
-			backend = BackendTrainer
-			note = fmt.Sprintf("Backend: trainer (this cluster has Kubeflow Trainer v2 and no training-operator): the job is a TrainJob on %s", on.Runtime)
-		default:
-			backend = BackendTrainingOperator
 		}
 	default:
 		return nil, "", exit.UsageErrorf("--backend %q: must be %s, %s or %s", backend, BackendTrainingOperator, BackendTrainer, BackendAuto)
@@ -101,25 +79,64 @@ func ChooseBackend(ctx context.Context, v1 kinds.Kind, on OnTrainer, flags *pfla
 	if backend == BackendTrainingOperator {
 		return v1, note, nil
 	}
+	if err := checkTrainerFlags(flags); err != nil {
+		return nil, "", err
+	}
+	runtimeNote, err := checkRuntime(ctx, probe, ClusterRuntimeKind, on.Runtime, gangAsked(flags))
+	return on, joinNotes(note, runtimeNote), err
+}
+
+// autoBackend is the backend of --backend auto and a note saying why: the
+// one the cluster serves; where it serves both, or offline, the
+// configuration's kubeflow-backend (training-operator unless set).
+func autoBackend(ctx context.Context, v1 kinds.Kind, on OnTrainer, probe kinds.BackendProbe) (backend, note string, err error) {
+	preferred := probe.KubeflowBackend
+	if preferred == "" {
+		preferred = BackendTrainingOperator
+	}
+	if probe.Offline {
+		return preferred, "", nil
+	}
+	v1Served, err := probe.Served(ctx, v1.Resource())
+	if err != nil {
+		return "", "", err
+	}
+	trainerServed, err := probe.Served(ctx, on.Resource())
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case v1Served && trainerServed:
+		return preferred, fmt.Sprintf("Backend: %s (this cluster has the training-operator and Kubeflow Trainer v2; the configuration's kubeflow-backend chooses, default %s)", preferred, BackendTrainingOperator), nil
+	case trainerServed:
+		return BackendTrainer, fmt.Sprintf("Backend: trainer (this cluster has Kubeflow Trainer v2 and no training-operator): the job is a TrainJob on %s", on.Runtime), nil
+	}
+	return BackendTrainingOperator, "", nil
+}
+
+// checkTrainerFlags is a usage error naming the first flag set that a
+// TrainJob cannot honour, of the common ones (CheckFlags) and of the
+// training-operator kind's own (v1Only, and --nproc-per-node other than a
+// number).
+func checkTrainerFlags(flags *pflag.FlagSet) error {
 	changed := func(flag string) bool {
 		f := flags.Lookup(flag)
 		return f != nil && f.Changed
 	}
 	if err := CheckFlags(changed); err != nil {
-		return nil, "", err
+		return err
 	}
 	for _, u := range v1Only {
 		if changed(u.flag) {
-			return nil, "", exit.UsageErrorf("--%s: a TrainJob cannot honour it (%s); --backend training-operator can", u.flag, u.why)
+			return exit.UsageErrorf("--%s: a TrainJob cannot honour it (%s); --backend training-operator can", u.flag, u.why)
 		}
 	}
 	if f := flags.Lookup("nproc-per-node"); f != nil && f.Changed {
 		if n, err := strconv.Atoi(f.Value.String()); err != nil || n < 1 {
-			return nil, "", exit.UsageErrorf("--nproc-per-node %q: a TrainJob takes a number of processes per node; auto, cpu and gpu need --backend training-operator", f.Value.String())
+			return exit.UsageErrorf("--nproc-per-node %q: a TrainJob takes a number of processes per node; auto, cpu and gpu need --backend training-operator", f.Value.String())
 		}
 	}
-	runtimeNote, err := checkRuntime(ctx, probe, ClusterRuntimeKind, on.Runtime, gangAsked(flags))
-	return on, joinNotes(note, runtimeNote), err
+	return nil
 }
 
 func joinNotes(notes ...string) string {

@@ -2,10 +2,8 @@ package trainjob
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,44 +11,27 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
-// Runtime is one training runtime a TrainJob may name, as "easyai
-// runtimes" shows it.
-type Runtime struct {
-	Name string `json:"name"`
-	// Kind is ClusterTrainingRuntime or TrainingRuntime; Namespace is the
-	// latter's.
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace,omitempty"`
-	// Framework is the runtime's trainer.kubeflow.org/framework label.
-	Framework string `json:"framework,omitempty"`
-	// Nodes is spec.mlPolicy.numNodes, the nodes of a job that sets none;
-	// nil when the runtime does not say.
-	Nodes *int64 `json:"nodes,omitempty"`
-	// Gang is the plugin of its podGroupPolicy ("" when it has none):
-	// whether --gang can be honoured on it.
-	Gang    string    `json:"gang,omitempty"`
-	Created time.Time `json:"created"`
-}
-
-// Ref is how --runtime names it.
-func (r Runtime) Ref() string {
-	if r.Kind == RuntimeKind {
-		return "trainingruntime/" + r.Name
-	}
-	return r.Name
-}
-
 // ErrNoTrainer is a cluster that serves no training runtimes: Kubeflow
-// Trainer v2 is not installed.
-var ErrNoTrainer = errors.New("Kubeflow Trainer v2 is not installed on this cluster (it serves no trainer.kubeflow.org API)")
+// Trainer v2 is not installed. It is a kinds.ErrNoRuntimes (errors.Is).
+var ErrNoTrainer error = noTrainer{}
 
-// ListRuntimes lists the ClusterTrainingRuntimes and the TrainingRuntimes
-// of namespace. A list the user may not read is left out with a note (a
-// user whose rights end at a namespace may not list cluster-wide objects);
-// ErrNoTrainer when the cluster serves neither.
-func ListRuntimes(ctx context.Context, dyn dynamic.Interface, namespace string) (runtimes []Runtime, notes []string, err error) {
+type noTrainer struct{}
+
+func (noTrainer) Error() string {
+	return "Kubeflow Trainer v2 is not installed on this cluster (it serves no trainer.kubeflow.org API)"
+}
+
+// Is makes it a kinds.ErrNoRuntimes.
+func (noTrainer) Is(target error) bool { return target == kinds.ErrNoRuntimes }
+
+// ListRuntimes implements kinds.RuntimeLister: the ClusterTrainingRuntimes
+// and the TrainingRuntimes of namespace. A list the user may not read is
+// left out with a note (a user whose rights end at a namespace may not list
+// cluster-wide objects); ErrNoTrainer when the cluster serves neither.
+func (Kind) ListRuntimes(ctx context.Context, dyn dynamic.Interface, namespace string) (runtimes []kinds.Runtime, notes []string, err error) {
 	missing := 0
 	for _, l := range []struct {
 		kind string
@@ -95,13 +76,15 @@ func ListRuntimes(ctx context.Context, dyn dynamic.Interface, namespace string) 
 }
 
 // RuntimeOf reads what "easyai runtimes" shows of a runtime object.
-func RuntimeOf(obj *unstructured.Unstructured, kind string) Runtime {
-	r := Runtime{
+func RuntimeOf(obj *unstructured.Unstructured, kind string) kinds.Runtime {
+	r := kinds.Runtime{
 		Name: obj.GetName(), Kind: kind, Framework: jobmodel.OneLine(obj.GetLabels()[FrameworkLabel]),
 		Gang: jobmodel.OneLine(GangPlugin(obj)), Created: obj.GetCreationTimestamp().Time,
+		Ref: obj.GetName(),
 	}
 	if kind == RuntimeKind {
-		r.Namespace = obj.GetNamespace()
+		// --runtime's name for it (ParseRuntime).
+		r.Namespace, r.Namespaced, r.Ref = obj.GetNamespace(), true, "trainingruntime/"+obj.GetName()
 	}
 	if n, found, err := unstructured.NestedInt64(obj.Object, "spec", "mlPolicy", "numNodes"); found && err == nil {
 		r.Nodes = &n

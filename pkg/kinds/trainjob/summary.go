@@ -204,15 +204,29 @@ func (Kind) Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error) {
 	}
 	var out []jobmodel.Detail
 	add := func(name, value string) {
-		out = append(out, jobmodel.Detail{Name: name, Value: jobmodel.OneLine(value)})
+		if value != "" {
+			out = append(out, jobmodel.Detail{Name: name, Value: jobmodel.OneLine(value)})
+		}
 	}
 	kind := ClusterRuntimeKind
 	if j.Spec.RuntimeRef.Kind != nil && *j.Spec.RuntimeRef.Kind != "" {
 		kind = *j.Spec.RuntimeRef.Kind
 	}
 	add("Runtime", kind+" "+j.Spec.RuntimeRef.Name)
+	add("Jobs", jobsDetail(j.Status.JobsStatus))
+	if ts := j.Status.TrainerStatus; ts != nil {
+		add("Progress", progressDetail(ts))
+		add("Metrics", metricsDetail(ts.Metrics))
+	}
+	add("Conditions", conditionsDetail(j.Status.Conditions))
+	return out, nil
+}
+
+// jobsDetail counts the Jobs of each replicated job by their state ("node:
+// 2 active, 1 ready; launcher: none yet"); "" for none.
+func jobsDetail(statuses []JobStatus) string {
 	var jobs []string
-	for _, js := range j.Status.JobsStatus {
+	for _, js := range statuses {
 		var parts []string
 		for _, c := range []struct {
 			what string
@@ -227,37 +241,42 @@ func (Kind) Details(obj *unstructured.Unstructured) ([]jobmodel.Detail, error) {
 		}
 		jobs = append(jobs, js.Name+": "+strings.Join(parts, ", "))
 	}
-	if len(jobs) > 0 {
-		add("Jobs", strings.Join(jobs, "; "))
+	return strings.Join(jobs, "; ")
+}
+
+// progressDetail is the trainer's progress and the time it estimates is
+// left ("40%, about 2h left"); "" when it reports none.
+func progressDetail(ts *TrainerStatus) string {
+	if ts.ProgressPercentage == nil {
+		return ""
 	}
-	if ts := j.Status.TrainerStatus; ts != nil {
-		if ts.ProgressPercentage != nil {
-			progress := fmt.Sprintf("%d%%", *ts.ProgressPercentage)
-			if ts.EstimatedRemainingSeconds != nil {
-				progress += fmt.Sprintf(", about %s left", printers.HumanDuration(time.Duration(*ts.EstimatedRemainingSeconds)*time.Second))
-			}
-			add("Progress", progress)
-		}
-		if len(ts.Metrics) > 0 {
-			var ms []string
-			for _, m := range ts.Metrics {
-				ms = append(ms, m.Name+"="+m.Value)
-			}
-			add("Metrics", strings.Join(ms, ", "))
-		}
+	progress := fmt.Sprintf("%d%%", *ts.ProgressPercentage)
+	if ts.EstimatedRemainingSeconds != nil {
+		progress += fmt.Sprintf(", about %s left", printers.HumanDuration(time.Duration(*ts.EstimatedRemainingSeconds)*time.Second))
 	}
-	var conds []string
-	for _, c := range j.Status.Conditions {
-		text := fmt.Sprintf("%s=%s", c.Type, c.Status)
+	return progress
+}
+
+// metricsDetail lists the trainer's metrics ("loss=0.3, accuracy=0.9").
+func metricsDetail(metrics []Metric) string {
+	ms := make([]string, len(metrics))
+	for i, m := range metrics {
+		ms[i] = m.Name + "=" + m.Value
+	}
+	return strings.Join(ms, ", ")
+}
+
+// conditionsDetail lists the job's conditions with their reasons
+// ("Created=True (JobsCreationSucceeded), Complete=False").
+func conditionsDetail(conds []metav1.Condition) string {
+	texts := make([]string, len(conds))
+	for i, c := range conds {
+		texts[i] = fmt.Sprintf("%s=%s", c.Type, c.Status)
 		if c.Reason != "" {
-			text += " (" + c.Reason + ")"
+			texts[i] += " (" + c.Reason + ")"
 		}
-		conds = append(conds, text)
 	}
-	if len(conds) > 0 {
-		add("Conditions", strings.Join(conds, ", "))
-	}
-	return out, nil
+	return strings.Join(texts, ", ")
 }
 
 // Runs implements kinds.Runner: spec.trainer's image and command (with its

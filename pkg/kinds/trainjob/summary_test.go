@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 )
 
@@ -189,14 +190,6 @@ func pod(name, jobset, replicatedJob, index string, phase corev1.PodPhase) corev
 	return p
 }
 
-func tasks(rs []jobmodel.Replica) []string {
-	var out []string
-	for _, r := range rs {
-		out = append(out, r.Task)
-	}
-	return out
-}
-
 func TestReplicas(t *testing.T) {
 	labelled := pod("tj-node-0-2-x", "tj", "node", "", corev1.PodPending)
 	labelled.Labels[trainjob.CompletionIndexAnno] = "2"
@@ -219,8 +212,8 @@ func TestReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"launcher-0", "node-0", "node-1", "node-2", "dataset-initializer-0", "evaluator-0"}
-	if !reflect.DeepEqual(tasks(got), want) {
-		t.Fatalf("tasks %v, want %v", tasks(got), want)
+	if !reflect.DeepEqual(kindstest.Tasks(got), want) {
+		t.Fatalf("tasks %v, want %v", kindstest.Tasks(got), want)
 	}
 	for _, r := range got {
 		if r.Pod == "" || !strings.HasPrefix(r.Pod, "tj-"+r.Role+"-") || r.Node != "gpu-1" || r.Created == nil {

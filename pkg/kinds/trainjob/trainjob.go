@@ -43,21 +43,30 @@ type Kind struct {
 	// runtime is the runtime the chart defaults to ("": --runtime is
 	// required).
 	runtime string
+	// example is the examples of its submit command.
+	example string
 }
 
 // New returns the TrainJob kind.
 func New() Kind {
-	return Kind{name: "trainjob", aliases: []string{"trainjobs", "tj"}, chart: "trainjob"}
+	return Kind{name: "trainjob", aliases: []string{"trainjobs", "tj"}, chart: "trainjob", example: `  # 3 nodes of torch-distributed, 4 GPUs and 4 processes each
+  easyai submit trainjob --runtime torch-distributed --workers 3 --gpus 4 --nproc-per-node 4 --image pytorch/pytorch:2.4 -- torchrun train.py
+  # fetch a model and a dataset first, with the credentials of a Secret
+  easyai submit trainjob --runtime torchtune-llama3.2-1b --dataset hf://tatsu-lab/alpaca --model hf://meta-llama/Llama-3.2-1B-Instruct --initializer-secret hf-token --image my/tune:1 -- tune run
+  # a TrainingRuntime of the namespace; created suspended
+  easyai submit trainjob --runtime trainingruntime/my-torch --suspend --image my/img:1 -- python train.py`}
 }
 
 // DeepSpeed is "easyai submit deepspeed": a TrainJob on deepspeed-distributed.
 func DeepSpeed() Kind {
-	return Kind{name: "deepspeed", aliases: []string{"ds"}, chart: "deepspeed", runtime: "deepspeed-distributed"}
+	return Kind{name: "deepspeed", aliases: []string{"ds"}, chart: "deepspeed", runtime: "deepspeed-distributed", example: `  # 2 nodes with 8 GPUs each; the launcher runs the command over MPI
+  easyai submit deepspeed --workers 2 --gpus 8 --image ghcr.io/kubeflow/trainer/deepspeed-runtime -- deepspeed train.py`}
 }
 
 // MLX is "easyai submit mlx": a TrainJob on mlx-distributed.
 func MLX() Kind {
-	return Kind{name: "mlx", chart: "mlx", runtime: "mlx-distributed"}
+	return Kind{name: "mlx", chart: "mlx", runtime: "mlx-distributed",
+		example: `  easyai submit mlx --workers 2 --image ghcr.io/kubeflow/trainer/mlx-runtime -- python3 train.py`}
 }
 
 func (k Kind) Name() string      { return k.name }
@@ -82,11 +91,7 @@ func (Kind) PodSelector(jobName string) string { return JobSetNameLabel + "=" + 
 
 // Decode strictly decodes a rendered TrainJob.
 func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	into := &TrainJob{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
-	}
-	return into, nil
+	return kinds.StrictDecode(obj, &TrainJob{})
 }
 
 // SubmitLong implements kinds.SubmitDoc.
@@ -114,21 +119,7 @@ docs/trainer.md says what maps to what.`, on)
 }
 
 // SubmitExample implements kinds.SubmitDoc.
-func (k Kind) SubmitExample() string {
-	switch k.name {
-	case "deepspeed":
-		return `  # 2 nodes with 8 GPUs each; the launcher runs the command over MPI
-  easyai submit deepspeed --workers 2 --gpus 8 --image ghcr.io/kubeflow/trainer/deepspeed-runtime -- deepspeed train.py`
-	case "mlx":
-		return `  easyai submit mlx --workers 2 --image ghcr.io/kubeflow/trainer/mlx-runtime -- python3 train.py`
-	}
-	return `  # 3 nodes of torch-distributed, 4 GPUs and 4 processes each
-  easyai submit trainjob --runtime torch-distributed --workers 3 --gpus 4 --nproc-per-node 4 --image pytorch/pytorch:2.4 -- torchrun train.py
-  # fetch a model and a dataset first, with the credentials of a Secret
-  easyai submit trainjob --runtime torchtune-llama3.2-1b --dataset hf://tatsu-lab/alpaca --model hf://meta-llama/Llama-3.2-1B-Instruct --initializer-secret hf-token --image my/tune:1 -- tune run
-  # a TrainingRuntime of the namespace; created suspended
-  easyai submit trainjob --runtime trainingruntime/my-torch --suspend --image my/img:1 -- python train.py`
-}
+func (k Kind) SubmitExample() string { return k.example }
 
 // unsupported are the common flags a TrainJob cannot honour.
 var unsupported = []struct{ flag, why string }{
@@ -174,79 +165,99 @@ func ParseRuntime(arg string) (kind, name string, err error) {
 	return kind, name, nil
 }
 
+// submitFlags are the TrainJob's own submit flags, of kind.
+type submitFlags struct {
+	kind                            Kind
+	runtime, dataset, model, secret string
+	nproc                           int
+	suspend                         bool
+}
+
 // SubmitFlags adds the TrainJob's own flags.
 func (k Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
-	var runtimeArg, dataset, model, secret string
-	var nproc int
-	var suspend bool
+	f := &submitFlags{kind: k}
 	kinds.DescribeWorkers(fs, "number of nodes (spec.trainer.numNodes)")
 	runtimeHelp := "training runtime: NAME (a ClusterTrainingRuntime) or trainingruntime/NAME (of the namespace); easyai runtimes lists them"
 	if k.runtime != "" {
 		runtimeHelp += " (default " + k.runtime + ")"
 	}
-	fs.StringVar(&runtimeArg, "runtime", "", runtimeHelp)
-	fs.IntVar(&nproc, "nproc-per-node", 0, "processes per node (spec.trainer.numProcPerNode; default: the runtime's)")
-	fs.StringVar(&dataset, "dataset", "", "dataset the runtime's dataset-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
-	fs.StringVar(&model, "model", "", "model the runtime's model-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
-	fs.StringVar(&secret, "initializer-secret", "", "Secret (in the namespace) with the initializers' credentials (ACCESS_TOKEN for hf://; ACCESS_KEY_ID, SECRET_ACCESS_KEY, ... for s3://); named only, never read")
-	fs.BoolVar(&suspend, "suspend", false, "create the job suspended: no pods until easyai resume")
-	return func(common kinds.SubmitCommon) (map[string]any, error) {
-		if err := CheckFlags(common.Changed); err != nil {
+	fs.StringVar(&f.runtime, "runtime", "", runtimeHelp)
+	fs.IntVar(&f.nproc, "nproc-per-node", 0, "processes per node (spec.trainer.numProcPerNode; default: the runtime's)")
+	fs.StringVar(&f.dataset, "dataset", "", "dataset the runtime's dataset-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
+	fs.StringVar(&f.model, "model", "", "model the runtime's model-initializer fetches first: hf://ORG/NAME or s3://BUCKET/PATH")
+	fs.StringVar(&f.secret, "initializer-secret", "", "Secret (in the namespace) with the initializers' credentials (ACCESS_TOKEN for hf://; ACCESS_KEY_ID, SECRET_ACCESS_KEY, ... for s3://); named only, never read")
+	fs.BoolVar(&f.suspend, "suspend", false, "create the job suspended: no pods until easyai resume")
+	return f.values
+}
+
+// values turns the flags the user set into the chart's values.
+func (f *submitFlags) values(common kinds.SubmitCommon) (map[string]any, error) {
+	if err := CheckFlags(common.Changed); err != nil {
+		return nil, err
+	}
+	values := map[string]any{}
+	if f.runtime != "" {
+		kind, name, err := ParseRuntime(f.runtime)
+		if err != nil {
 			return nil, err
 		}
-		values := map[string]any{}
-		if runtimeArg != "" {
-			kind, name, err := ParseRuntime(runtimeArg)
-			if err != nil {
-				return nil, err
-			}
-			values["runtime"] = map[string]any{"name": name, "kind": kind}
-			if k.runtime == "" && isMPIRuntime(name) {
-				values["podPatchJobs"] = []any{"node", "launcher"}
-			}
+		values["runtime"] = map[string]any{"name": name, "kind": kind}
+		if f.kind.runtime == "" && isMPIRuntime(name) {
+			values["podPatchJobs"] = []any{"node", "launcher"}
 		}
-		if common.Changed("workers") {
-			if err := kinds.CheckCount("--workers", common.Workers, 1); err != nil {
-				return nil, err
-			}
-			values["roles"] = map[string]any{"node": map[string]any{"replicas": common.Workers}}
-		}
-		if common.Changed("nproc-per-node") {
-			if err := kinds.CheckCount("--nproc-per-node", nproc, 1); err != nil {
-				return nil, err
-			}
-			values["nprocPerNode"] = nproc
-		}
-		init := map[string]any{}
-		for _, src := range []struct{ flag, key, uri string }{{"dataset", "dataset", dataset}, {"model", "model", model}} {
-			if src.uri == "" {
-				continue
-			}
-			if !storageURI.MatchString(src.uri) {
-				return nil, exit.UsageErrorf("--%s %q: want hf://ORG/NAME or s3://BUCKET/PATH", src.flag, src.uri)
-			}
-			s := map[string]any{"storageUri": src.uri}
-			if secret != "" {
-				s["secret"] = secret
-			}
-			init[src.key] = s
-		}
-		if secret != "" {
-			if len(init) == 0 {
-				return nil, exit.UsageErrorf("--initializer-secret %q: give --dataset or --model, whose initializer reads it", secret)
-			}
-			if err := checkObjectName(secret); err != nil {
-				return nil, exit.UsageErrorf("--initializer-secret %q: %v", secret, err)
-			}
-		}
-		if len(init) > 0 {
-			values["initializer"] = init
-		}
-		if common.Changed("suspend") {
-			values["suspend"] = suspend
-		}
-		return values, nil
 	}
+	if common.Changed("workers") {
+		if err := kinds.CheckCount("--workers", common.Workers, 1); err != nil {
+			return nil, err
+		}
+		values["roles"] = map[string]any{"node": kinds.Replicas(common.Workers)}
+	}
+	if common.Changed("nproc-per-node") {
+		if err := kinds.CheckCount("--nproc-per-node", f.nproc, 1); err != nil {
+			return nil, err
+		}
+		values["nprocPerNode"] = f.nproc
+	}
+	init, err := f.initializer()
+	if err != nil {
+		return nil, err
+	}
+	if len(init) > 0 {
+		values["initializer"] = init
+	}
+	if common.Changed("suspend") {
+		values["suspend"] = f.suspend
+	}
+	return values, nil
+}
+
+// initializer is the initializer value of --dataset, --model and
+// --initializer-secret: the storage each fetches from, with the Secret of
+// their credentials.
+func (f *submitFlags) initializer() (map[string]any, error) {
+	init := map[string]any{}
+	for _, src := range []struct{ flag, key, uri string }{{"dataset", "dataset", f.dataset}, {"model", "model", f.model}} {
+		if src.uri == "" {
+			continue
+		}
+		if !storageURI.MatchString(src.uri) {
+			return nil, exit.UsageErrorf("--%s %q: want hf://ORG/NAME or s3://BUCKET/PATH", src.flag, src.uri)
+		}
+		s := map[string]any{"storageUri": src.uri}
+		if f.secret != "" {
+			s["secret"] = f.secret
+		}
+		init[src.key] = s
+	}
+	if f.secret != "" {
+		if len(init) == 0 {
+			return nil, exit.UsageErrorf("--initializer-secret %q: give --dataset or --model, whose initializer reads it", f.secret)
+		}
+		if err := checkObjectName(f.secret); err != nil {
+			return nil, exit.UsageErrorf("--initializer-secret %q: %v", f.secret, err)
+		}
+	}
+	return init, nil
 }
 
 // isMPIRuntime tells the default runtimes whose launcher runs the trainer's

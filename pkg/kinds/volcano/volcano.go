@@ -53,11 +53,7 @@ func (Kind) PodSelector(jobName string) string { return vcbatch.JobNameKey + "="
 
 // Decode strictly decodes a rendered Volcano Job.
 func (Kind) Decode(obj *unstructured.Unstructured) (runtime.Object, error) {
-	into := &vcbatch.Job{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, into, true); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
-	}
-	return into, nil
+	return kinds.StrictDecode(obj, &vcbatch.Job{})
 }
 
 // Events and Actions a lifecycle policy may name.
@@ -112,110 +108,146 @@ func (Kind) SubmitExample() string {
   easyai submit volcano --task master=1 --task worker=2 --task-policy master:TaskCompleted=CompleteJob --image x:1 -- ./run.sh`
 }
 
+// submitFlags are a Volcano Job's own submit flags.
+type submitFlags struct {
+	tasks, policies, taskPolicies []string
+	minAvailable, maxRetry        int
+	framework                     string
+}
+
 // SubmitFlags adds Volcano's own flags: tasks, gang size, retries, framework
 // and lifecycle policies.
 func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
-	var tasks, policies, taskPolicies []string
-	var minAvailable, maxRetry int
-	var framework string
-	fs.StringArrayVar(&tasks, "task", nil, "a task and its pods: NAME=REPLICAS (repeatable; default: worker=--workers)")
-	fs.IntVar(&minAvailable, "min-available", 0, "pods that must fit before any starts (default: all; gang)")
-	fs.IntVar(&maxRetry, "max-retry", 0, "Volcano fails the job at its Nth restart or resume (spec.maxRetry; default 3)")
-	fs.StringVar(&framework, "framework", "", "plugins injecting a framework's environment: "+strings.Join(Frameworks, ", ")+" (default none)")
-	fs.StringArrayVar(&policies, "policy", nil, "job lifecycle policy EVENT=ACTION, e.g. PodFailed=RestartJob (repeatable)")
-	fs.StringArrayVar(&taskPolicies, "task-policy", nil, "task lifecycle policy TASK:EVENT=ACTION, e.g. master:TaskCompleted=CompleteJob (repeatable)")
+	f := &submitFlags{}
+	fs.StringArrayVar(&f.tasks, "task", nil, "a task and its pods: NAME=REPLICAS (repeatable; default: worker=--workers)")
+	fs.IntVar(&f.minAvailable, "min-available", 0, "pods that must fit before any starts (default: all; gang)")
+	fs.IntVar(&f.maxRetry, "max-retry", 0, "Volcano fails the job at its Nth restart or resume (spec.maxRetry; default 3)")
+	fs.StringVar(&f.framework, "framework", "", "plugins injecting a framework's environment: "+strings.Join(Frameworks, ", ")+" (default none)")
+	fs.StringArrayVar(&f.policies, "policy", nil, "job lifecycle policy EVENT=ACTION, e.g. PodFailed=RestartJob (repeatable)")
+	fs.StringArrayVar(&f.taskPolicies, "task-policy", nil, "task lifecycle policy TASK:EVENT=ACTION, e.g. master:TaskCompleted=CompleteJob (repeatable)")
 	kinds.DescribeWorkers(fs, `pods of the default task "worker" (without --task)`)
-	return func(common kinds.SubmitCommon) (map[string]any, error) {
-		values := map[string]any{}
-		taskValues := map[string]any{}
-		var order []string
-		for _, t := range tasks {
-			name, replicas, err := parseTask(t)
-			if err != nil {
-				return nil, err
-			}
-			if _, dup := taskValues[name]; dup {
-				return nil, exit.UsageErrorf("--task %s: task %s is given twice", t, name)
-			}
-			taskValues[name] = map[string]any{"replicas": replicas}
-			order = append(order, name)
-		}
-		switch {
-		case len(tasks) > 0 && common.Changed("workers"):
-			return nil, exit.UsageErrorf("--workers counts the pods of the default task: with --task, give each task's count (--task worker=%d)", common.Workers)
-		case common.Changed("workers"):
-			if common.Workers < 1 {
-				return nil, exit.UsageErrorf("--workers %d: must be 1 or more", common.Workers)
-			}
-			taskValues["worker"] = map[string]any{"replicas": common.Workers}
-		}
-		for _, tp := range taskPolicies {
-			task, rest, ok := strings.Cut(tp, ":")
-			if !ok || task == "" {
-				return nil, exit.UsageErrorf("--task-policy %q: want TASK:EVENT=ACTION", tp)
-			}
-			p, err := parsePolicy("--task-policy", tp, rest, false)
-			if err != nil {
-				return nil, err
-			}
-			tv, ok := taskValues[task].(map[string]any)
-			if !ok {
-				if len(tasks) > 0 || task != "worker" {
-					return nil, exit.UsageErrorf("--task-policy %q: no task %s (tasks: %s)", tp, task, strings.Join(taskNames(order), ", "))
-				}
-				tv = map[string]any{}
-				taskValues[task] = tv
-			}
-			if err := addPolicy(tv, p, "--task-policy", tp); err != nil {
-				return nil, err
-			}
-		}
-		jobPolicies := map[string]any{}
-		for _, raw := range policies {
-			p, err := parsePolicy("--policy", raw, raw, true)
-			if err != nil {
-				return nil, err
-			}
-			if err := addPolicy(jobPolicies, p, "--policy", raw); err != nil {
-				return nil, err
-			}
-		}
-		if ps, ok := jobPolicies["policies"]; ok {
-			values["policies"] = ps
-		}
-		if len(taskValues) > 0 {
-			values["tasks"] = taskValues
-		}
-		runPolicy := map[string]any{}
-		if common.Changed("min-available") {
-			if err := kinds.CheckCount("--min-available", minAvailable, 1); err != nil {
-				return nil, err
-			}
-			if pods, known := flagPods(taskValues); known && minAvailable > pods {
-				return nil, exit.UsageErrorf("--min-available %d: more than the job's %d pods, it would never start", minAvailable, pods)
-			}
-			runPolicy["minAvailable"] = minAvailable
-		}
-		if common.Changed("max-retry") {
-			if common.Changed("retry") {
-				return nil, exit.UsageErrorf("--max-retry and --retry both set a Volcano Job's maxRetry: give one")
-			}
-			if err := kinds.CheckCount("--max-retry", maxRetry, 0); err != nil {
-				return nil, err
-			}
-			runPolicy["backoffLimit"] = maxRetry
-		}
-		if len(runPolicy) > 0 {
-			values["runPolicy"] = runPolicy
-		}
-		if framework != "" {
-			if !contains(Frameworks, framework) {
-				return nil, exit.UsageErrorf("--framework %q: must be one of %s", framework, strings.Join(Frameworks, ", "))
-			}
-			values["framework"] = framework
-		}
-		return values, nil
+	return f.values
+}
+
+// values turns the flags the user set into the chart's values.
+func (f *submitFlags) values(common kinds.SubmitCommon) (map[string]any, error) {
+	taskValues, order, err := f.taskValues(common)
+	if err != nil {
+		return nil, err
 	}
+	if err := f.addTaskPolicies(taskValues, order); err != nil {
+		return nil, err
+	}
+	values := map[string]any{}
+	jobPolicies := map[string]any{}
+	for _, raw := range f.policies {
+		p, err := parsePolicy("--policy", raw, raw, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := addPolicy(jobPolicies, p, "--policy", raw); err != nil {
+			return nil, err
+		}
+	}
+	if ps, ok := jobPolicies["policies"]; ok {
+		values["policies"] = ps
+	}
+	if len(taskValues) > 0 {
+		values["tasks"] = taskValues
+	}
+	runPolicy, err := f.runPolicy(common, taskValues)
+	if err != nil {
+		return nil, err
+	}
+	if len(runPolicy) > 0 {
+		values["runPolicy"] = runPolicy
+	}
+	if f.framework != "" {
+		if !contains(Frameworks, f.framework) {
+			return nil, exit.UsageErrorf("--framework %q: must be one of %s", f.framework, strings.Join(Frameworks, ", "))
+		}
+		values["framework"] = f.framework
+	}
+	return values, nil
+}
+
+// taskValues are the tasks of --task, in their order, or the default task
+// of --workers: each task's value, its replicas.
+func (f *submitFlags) taskValues(common kinds.SubmitCommon) (taskValues map[string]any, order []string, err error) {
+	taskValues = map[string]any{}
+	for _, t := range f.tasks {
+		name, replicas, err := parseTask(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, dup := taskValues[name]; dup {
+			return nil, nil, exit.UsageErrorf("--task %s: task %s is given twice", t, name)
+		}
+		taskValues[name] = kinds.Replicas(replicas)
+		order = append(order, name)
+	}
+	switch {
+	case len(f.tasks) > 0 && common.Changed("workers"):
+		return nil, nil, exit.UsageErrorf("--workers counts the pods of the default task: with --task, give each task's count (--task worker=%d)", common.Workers)
+	case common.Changed("workers"):
+		if common.Workers < 1 {
+			return nil, nil, exit.UsageErrorf("--workers %d: must be 1 or more", common.Workers)
+		}
+		taskValues["worker"] = kinds.Replicas(common.Workers)
+	}
+	return taskValues, order, nil
+}
+
+// addTaskPolicies adds the policies of --task-policy to the values of their
+// tasks (order, those of --task); without --task, to the default task.
+func (f *submitFlags) addTaskPolicies(taskValues map[string]any, order []string) error {
+	for _, tp := range f.taskPolicies {
+		task, rest, ok := strings.Cut(tp, ":")
+		if !ok || task == "" {
+			return exit.UsageErrorf("--task-policy %q: want TASK:EVENT=ACTION", tp)
+		}
+		p, err := parsePolicy("--task-policy", tp, rest, false)
+		if err != nil {
+			return err
+		}
+		tv, ok := taskValues[task].(map[string]any)
+		if !ok {
+			if len(f.tasks) > 0 || task != "worker" {
+				return exit.UsageErrorf("--task-policy %q: no task %s (tasks: %s)", tp, task, strings.Join(taskNames(order), ", "))
+			}
+			tv = map[string]any{}
+			taskValues[task] = tv
+		}
+		if err := addPolicy(tv, p, "--task-policy", tp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runPolicy is the runPolicy value of --min-available, checked against the
+// pods of the tasks the flags gave, and of --max-retry.
+func (f *submitFlags) runPolicy(common kinds.SubmitCommon, taskValues map[string]any) (map[string]any, error) {
+	runPolicy := map[string]any{}
+	if common.Changed("min-available") {
+		if err := kinds.CheckCount("--min-available", f.minAvailable, 1); err != nil {
+			return nil, err
+		}
+		if pods, known := flagPods(taskValues); known && f.minAvailable > pods {
+			return nil, exit.UsageErrorf("--min-available %d: more than the job's %d pods, it would never start", f.minAvailable, pods)
+		}
+		runPolicy["minAvailable"] = f.minAvailable
+	}
+	if common.Changed("max-retry") {
+		if common.Changed("retry") {
+			return nil, exit.UsageErrorf("--max-retry and --retry both set a Volcano Job's maxRetry: give one")
+		}
+		if err := kinds.CheckCount("--max-retry", f.maxRetry, 0); err != nil {
+			return nil, err
+		}
+		runPolicy["backoffLimit"] = f.maxRetry
+	}
+	return runPolicy, nil
 }
 
 // flagPods counts the pods of the tasks the flags gave (--task, --workers);
@@ -320,15 +352,9 @@ type listed struct {
 		MinAvailable int32 `json:"minAvailable"`
 		MaxRetry     int32 `json:"maxRetry"`
 		Tasks        []struct {
-			Name     string `json:"name"`
-			Replicas int32  `json:"replicas"`
-			Template struct {
-				Spec struct {
-					Containers []struct {
-						Resources corev1.ResourceRequirements `json:"resources"`
-					} `json:"containers"`
-				} `json:"spec"`
-			} `json:"template"`
+			Name     string               `json:"name"`
+			Replicas int32                `json:"replicas"`
+			Template kinds.ListedTemplate `json:"template"`
 		} `json:"tasks"`
 	} `json:"spec"`
 	Status vcbatch.JobStatus `json:"status"`
@@ -349,9 +375,7 @@ func (Kind) SummarizeJSON(data []byte, gpu corev1.ResourceName) (jobmodel.Summar
 	s.Status = Status(j.Status, maxRetryOf(j.Spec.MaxRetry))
 	for _, t := range j.Spec.Tasks {
 		s.Workers.Total += t.Replicas
-		for _, c := range t.Template.Spec.Containers {
-			s.GPUs += float64(int64(t.Replicas) * jobmodel.GPUs(c.Resources, gpu))
-		}
+		kinds.AddGPUs(&s, t.Replicas, t.Template, gpu)
 	}
 	s.Workers.Ready = j.Status.Running
 	for _, c := range j.Status.Conditions {

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/kubeflow"
 	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
@@ -53,16 +52,12 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 	trainjob.AddBackendFlag(fs)
 	kinds.DescribeWorkers(fs, "number of nodes, the first being the master")
 	return func(common kinds.SubmitCommon) (map[string]any, error) {
-		if !common.Changed("workers") {
-			return map[string]any{}, nil
+		values, roles := map[string]any{}, kinds.Roles{}
+		if err := roles.SetNodes(common, "an XGBoost job needs at least 1 node (the master)"); err != nil {
+			return nil, err
 		}
-		if common.Workers < 1 {
-			return nil, exit.UsageErrorf("--workers %d: an XGBoost job needs at least 1 node (the master)", common.Workers)
-		}
-		return map[string]any{"roles": map[string]any{
-			"master": map[string]any{"replicas": 1},
-			"worker": map[string]any{"replicas": common.Workers - 1},
-		}}, nil
+		roles.AddTo(values)
+		return values, nil
 	}
 }
 

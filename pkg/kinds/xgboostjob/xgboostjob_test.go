@@ -108,22 +108,12 @@ func TestReplicasMasterFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []string
-	for _, r := range got {
-		tasks = append(tasks, r.Task)
-	}
+	tasks := kindstest.Tasks(got)
 	if want := []string{"master-0", "worker-0", "worker-1"}; !reflect.DeepEqual(tasks, want) {
 		t.Errorf("tasks %v, want %v", tasks, want)
 	}
 }
 
 func TestDecodeIsStrict(t *testing.T) {
-	obj := xgboostJob(nil)
-	if _, err := xgboostjob.New().Decode(obj); err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedField(obj.Object, "x", "spec", "xgbReplicaSpecs", "Master", "templat")
-	if _, err := xgboostjob.New().Decode(obj); err == nil || !strings.Contains(err.Error(), "templat") {
-		t.Errorf("a misspelt field decoded: %v", err)
-	}
+	kindstest.DecodeIsStrict(t, xgboostjob.New(), xgboostJob(nil), "x", "spec", "xgbReplicaSpecs", "Master", "templat")
 }
