@@ -18,6 +18,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
@@ -230,7 +231,7 @@ func (o *createOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "notebook %s created in %s\n", o.Spec.Name, o.p.Where())
 	if o.Wait {
-		if err := cmdutil.WaitFor(ctx, o.Factory, jobclient.Ref{Kind: o.sub.Kind, Name: o.Spec.Name}, waiter.Running, o.Timeout); err != nil {
+		if err := jobwait.For(ctx, o.IO, o.Factory.Platform, jobclient.Ref{Kind: o.sub.Kind, Name: o.Spec.Name}, waiter.Running, o.Timeout); err != nil {
 			return err
 		}
 	}
@@ -468,7 +469,7 @@ func (o *stateOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.IO.Out, "stopped notebook %s\n", o.Name)
 		fmt.Fprintf(o.IO.ErrOut, "Its workspace stays on the storage. Start it again with: %s notebook start %s\n", o.Factory.ExecutableName, o.Name)
 		if o.Wait {
-			return cmdutil.WaitFor(ctx, o.Factory, o.ref, waiter.Suspended, o.Timeout)
+			return jobwait.For(ctx, o.IO, o.Factory.Platform, o.ref, waiter.Suspended, o.Timeout)
 		}
 		return nil
 	}
@@ -486,7 +487,7 @@ func (o *stateOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "started notebook %s\n", o.Name)
 	if o.Wait {
-		if err := cmdutil.WaitFor(ctx, o.Factory, o.ref, waiter.Running, o.Timeout); err != nil {
+		if err := jobwait.For(ctx, o.IO, o.Factory.Platform, o.ref, waiter.Running, o.Timeout); err != nil {
 			return err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 	"github.com/easyai-dev/easyai/pkg/notify"
@@ -42,7 +43,7 @@ type Options struct {
 	Logs    bool
 	Timeout time.Duration
 	// Notify are --notify and --notify-on, with --wait.
-	Notify cmdutil.NotifyFlags
+	Notify jobwait.NotifyFlags
 
 	// args are the arguments before and after "--", dash where "--" was.
 	args []string
@@ -284,7 +285,7 @@ func (o *Options) Complete() error {
 	if o.platform, err = o.Factory.Platform(); err != nil || !o.Wait {
 		return err
 	}
-	o.notifier, err = o.Notify.Notifier(o.Factory)
+	o.notifier, err = o.Notify.Notifier(o.Factory.Config, o.IO.ErrOut, o.Factory.Now)
 	return err
 }
 
@@ -314,7 +315,7 @@ func (o *Options) waitFor(ctx context.Context, res *platform.Submitted) error {
 			return err
 		}
 	}
-	w := cmdutil.Wait{IO: o.IO, Platform: o.platform, Job: res.Job,
+	w := jobwait.Wait{IO: o.IO, Platform: o.platform, Job: res.Job,
 		For: waiter.Finished, Timeout: o.Timeout, StuckAfter: waiter.DefaultStuckAfter, Document: document, Notify: o.notifier}
 	if o.Logs {
 		logOut := o.IO.Out
