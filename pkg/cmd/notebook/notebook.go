@@ -379,7 +379,7 @@ type stateOptions struct {
 	ref       jobclient.Ref
 	namespace string
 	client    *jobclient.Client
-	replicas  *cmdutil.Replicas
+	replicas  *remote.Clients
 	p         platform.Platform
 }
 
