@@ -330,8 +330,25 @@ func (o *listOptions) Run(ctx context.Context) error {
 
 // ---- open
 
-func newCmdOpen(f *cmdutil.Factory, runF func(*webopen.Options) error) *cobra.Command {
-	o := &webopen.Options{Factory: f, IO: f.IOStreams, Name: notebook.Endpoint}
+// openOptions are notebook open's: webopen's on the notebook's job, and
+// the factory that resolves the clients.
+type openOptions struct {
+	Factory *cmdutil.Factory
+	webopen.Options
+}
+
+// Complete resolves the namespace, the clients and the browser.
+func (o *openOptions) Complete() error {
+	r, err := cmdutil.ReplicaClients(o.Factory)
+	if err != nil {
+		return err
+	}
+	o.Connect(r)
+	return nil
+}
+
+func newCmdOpen(f *cmdutil.Factory, runF func(*openOptions) error) *cobra.Command {
+	o := &openOptions{Factory: f, Options: webopen.Options{IO: f.IOStreams, Name: notebook.Endpoint}}
 	cmd := &cobra.Command{
 		Use:   "open NAME",
 		Short: "Open a notebook in the browser, logged in",
@@ -348,7 +365,7 @@ page, never on stdout (--show-token prints it) or on a command line.`,
 			if err != nil {
 				return err
 			}
-			o.JobArg = r.Kind.Name() + "/" + r.Name
+			o.Ref, o.JobArg = r, r.Kind.Name()+"/"+r.Name
 			o.Check = func(j *remote.Job) error {
 				if !notebook.Is(j.Object.GetLabels()) {
 					return notebook.NotANotebook(args[0])

@@ -11,7 +11,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/submit"
-	"github.com/easyai-dev/easyai/pkg/webopen"
 )
 
 func run(cmd *cobra.Command, args ...string) error {
@@ -44,8 +43,8 @@ func TestCreateFlags(t *testing.T) {
 
 func TestOpenIsJupyterOfThePyTorchJob(t *testing.T) {
 	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
-	var got *webopen.Options
-	if err := run(newCmdOpen(f, func(o *webopen.Options) error { got = o; return nil }), "explore", "--no-browser"); err != nil {
+	var got *openOptions
+	if err := run(newCmdOpen(f, func(o *openOptions) error { got = o; return nil }), "explore", "--no-browser"); err != nil {
 		t.Fatal(err)
 	}
 	if got.Ref.String() != "pytorch/explore" || got.Name != notebook.Endpoint || !got.NoBrowser || got.Check == nil {
