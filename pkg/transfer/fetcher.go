@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strconv"
 	"strings"
@@ -449,6 +450,8 @@ type Fetcher struct {
 	Container string
 	// role is "fetcher" or "uploader", for messages.
 	role string
+	// deadline bounds the pod's life, should it not be deleted.
+	deadline time.Duration
 }
 
 func (f *Fetcher) what() string {
@@ -476,7 +479,7 @@ func StartFetcher(ctx context.Context, client kubernetes.Interface, s FetcherSpe
 		}
 		return nil, fmt.Errorf("creating %s: %w", what, err)
 	}
-	f := &Fetcher{Kube: client, Namespace: created.Namespace, Pod: created.Name, Container: s.container(), role: s.role()}
+	f := &Fetcher{Kube: client, Namespace: created.Namespace, Pod: created.Name, Container: s.container(), role: s.role(), deadline: s.Deadline}
 	if err := f.waitRunning(ctx, timeout); err != nil {
 		_ = f.Delete(ctx)
 		return nil, err
@@ -541,4 +544,12 @@ func (f *Fetcher) Delete(ctx context.Context) error {
 		return fmt.Errorf("deleting the %s pod %s: %w", f.what(), f.Pod, err)
 	}
 	return nil
+}
+
+// Stop deletes the pod (Delete); when it cannot, it says so on warnings
+// (stderr): the pod then ends by itself at its deadline.
+func (f *Fetcher) Stop(ctx context.Context, warnings io.Writer) {
+	if err := f.Delete(ctx); err != nil {
+		fmt.Fprintf(warnings, "Warning: %v; it ends by itself within %s\n", err, f.deadline)
+	}
 }

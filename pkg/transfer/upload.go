@@ -160,11 +160,7 @@ func Upload(ctx context.Context, req UploadRequest) (UploadResult, error) {
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := u.Delete(ctx); err != nil {
-			warn("Warning: %v; it ends by itself within %s", err, u.deadline)
-		}
-	}()
+	defer u.Stop(ctx, warnings)
 	res.Pod = u.Pod
 	res.Retries, err = u.send(ctx, req, tree, warn)
 	res.Elapsed = time.Since(start)
@@ -174,8 +170,7 @@ func Upload(ctx context.Context, req UploadRequest) (UploadResult, error) {
 // uploader is a running uploader pod and how to exec in it.
 type uploader struct {
 	*Fetcher
-	exec     remote.Executor
-	deadline time.Duration
+	exec remote.Executor
 }
 
 func startUploader(ctx context.Context, v Volume) (*uploader, error) {
@@ -206,7 +201,7 @@ func startUploader(ctx context.Context, v Volume) (*uploader, error) {
 	if v.Started != nil {
 		v.Started(f.Pod)
 	}
-	return &uploader{Fetcher: f, exec: e, deadline: deadline}, nil
+	return &uploader{Fetcher: f, exec: e}, nil
 }
 
 // send streams the tree until it all arrived, resuming broken streams.
