@@ -33,9 +33,9 @@ type Options struct {
 	// Submission is what the flags ask for; Complete adds the cluster.
 	Submission submit.Submission
 
-	// SubmitValueFlags are -f as given (Submission.JobFiles holds them
+	// ValueFlags are -f as given (Submission.JobFiles holds them
 	// read) and --dry-run.
-	cmdutil.SubmitValueFlags
+	submit.ValueFlags
 	Print *printers.PrintFlags
 	// Wait for the job to finish (--wait), at most Timeout; with Logs,
 	// stream every replica's log meanwhile.
@@ -173,8 +173,8 @@ func examples(kind string) string {
 
 func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs := cmd.Flags()
-	cmdutil.AddSubmitFlags(cmd, &o.Submission.Flags)
-	o.SubmitValueFlags.AddFlags(cmd, &o.Submission)
+	o.Submission.Flags.AddFlags(cmd)
+	o.ValueFlags.AddFlags(cmd, &o.Submission)
 	o.Print.AddFlags(cmd)
 	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
 	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
