@@ -76,14 +76,19 @@ func (o *Options) Validate() error {
 }
 
 // Connect gives open the clients that reach the job's pods, a forwarder on
-// them, and the system's browser.
-func (o *Options) Connect(c *remote.Clients) {
+// them, and the system's browser; err, when not nil, is why there are no
+// clients (cmdutil.ReplicaClients' error), and is returned.
+func (o *Options) Connect(c *remote.Clients, err error) error {
+	if err != nil {
+		return err
+	}
 	o.Namespace, o.Client, o.Kube = c.Namespace, c.Jobs, c.Kube
 	o.Forwarder = &remote.Forwarder{
 		Config: c.Config, Kube: c.Kube, Namespace: c.Namespace, Addresses: []string{o.Address},
 		Out: o.IO.Out, ErrOut: o.IO.ErrOut,
 	}
 	o.Browser = SystemBrowser{Getenv: os.Getenv, Out: o.IO.ErrOut}
+	return nil
 }
 
 // Run finds the endpoint, forwards to it and opens it until ctx ends.

@@ -45,7 +45,6 @@ type Options struct {
 	// (Complete) the clients.
 	transfer.Setup
 
-	// Set by Validate.
 	// maxBytes is MaxBytes parsed (0: the default).
 	maxBytes int64
 	// pathGiven: REMOTE_PATH was given (else the job's model_dir on its

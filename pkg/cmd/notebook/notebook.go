@@ -339,12 +339,7 @@ type openOptions struct {
 
 // Complete resolves the namespace, the clients and the browser.
 func (o *openOptions) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
-	if err != nil {
-		return err
-	}
-	o.Connect(r)
-	return nil
+	return o.Connect(cmdutil.ReplicaClients(o.Factory))
 }
 
 func newCmdOpen(f *cmdutil.Factory, runF func(*openOptions) error) *cobra.Command {

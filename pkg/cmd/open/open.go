@@ -104,10 +104,5 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace, the clients and the browser.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
-	if err != nil {
-		return err
-	}
-	o.Connect(r)
-	return nil
+	return o.Connect(cmdutil.ReplicaClients(o.Factory))
 }
