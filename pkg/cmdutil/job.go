@@ -4,6 +4,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
 // JobOptions are the options every command that acts on one job has: the
@@ -17,7 +18,7 @@ type JobOptions struct {
 	// Set by ParseJob.
 	Ref jobclient.Ref
 
-	// Set by CompleteJob (or by ReplicaClients' caller).
+	// Set by CompleteJob or CompleteReplicas.
 	Namespace string
 	Client    *jobclient.Client
 
@@ -40,6 +41,17 @@ func (j *JobOptions) CompleteJob(f *Factory) error {
 	var err error
 	j.Namespace, j.Client, err = NamespacedJobs(f)
 	return err
+}
+
+// CompleteReplicas resolves the namespace and the jobs client, and returns
+// them with the clients that reach the job's pods (ReplicaClients).
+func (j *JobOptions) CompleteReplicas(f *Factory) (*remote.Clients, error) {
+	r, err := ReplicaClients(f)
+	if err != nil {
+		return nil, err
+	}
+	j.Namespace, j.Client = r.Namespace, r.Jobs
+	return r, nil
 }
 
 // CompletePlatform resolves the platform the job is on.

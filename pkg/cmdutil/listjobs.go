@@ -2,12 +2,8 @@ package cmdutil
 
 import (
 	"context"
-	"fmt"
-
-	"k8s.io/klog/v2"
 
 	"github.com/easyai-dev/easyai/pkg/jobclient"
-	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
 // ListJobs lists the jobs of the namespace (-n, else the context's) as
@@ -34,15 +30,6 @@ func ListJobsIn(ctx context.Context, f *Factory, opts jobclient.ListOptions, all
 	if err != nil {
 		return "", nil, err
 	}
-	for _, k := range res.NotInstalled {
-		klog.V(1).Infof("%v, skipped", kube.NotInstalledError(k))
-	}
-	for _, k := range res.Refused {
-		where := ns
-		if ns == "" {
-			where = "every namespace"
-		}
-		fmt.Fprintf(f.IOStreams.ErrOut, "Warning: cannot list %s in %s: forbidden\n", k.Resource().Resource, where)
-	}
+	res.ReportSkipped(f.IOStreams.ErrOut, ns)
 	return ns, res.Jobs, nil
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/easyai-dev/easyai/pkg/iostreams"
 )
 
 // ProgressBar draws the progress of a copy (download, upload) on a
@@ -24,6 +26,15 @@ type ProgressBar struct {
 // on w, a terminal.
 func NewProgressBar(w io.Writer, label string) *ProgressBar {
 	return &ProgressBar{w: w, label: label}
+}
+
+// TerminalProgress is the bar of a copy labelled label on stderr when it
+// is a terminal, else nil (whose Stop does nothing).
+func TerminalProgress(io *iostreams.IOStreams, label string) *ProgressBar {
+	if !io.IsStderrTTY() {
+		return nil
+	}
+	return NewProgressBar(io.ErrOut, label)
 }
 
 // Start implements transfer.Progress.
@@ -64,8 +75,12 @@ func (p *ProgressBar) Set(written int64) {
 // Finish implements transfer.Progress.
 func (p *ProgressBar) Finish() {}
 
-// Stop removes the bar from the terminal, for the summary or the error.
+// Stop removes the bar from the terminal, for the summary or the error; on
+// a nil bar it does nothing.
 func (p *ProgressBar) Stop() {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {

@@ -1,22 +1,9 @@
 package cmdutil
 
 import (
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
-
-// Replicas is what a command that acts in a job's replica pods (exec,
-// attach, port-forward) needs: the namespace, the jobs client to find the
-// replica, and the clients to reach its pod.
-type Replicas struct {
-	Namespace string
-	Jobs      *jobclient.Client
-	Config    *rest.Config
-	Kube      kubernetes.Interface
-}
 
 // NamespacedJobs resolves what a command that acts on jobs needs: the
 // namespace (-n, else the kubeconfig context's) and the jobs client.
@@ -32,8 +19,10 @@ func NamespacedJobs(f *Factory) (string, *jobclient.Client, error) {
 	return ns, client, nil
 }
 
-// ReplicaClients resolves Replicas from the factory.
-func ReplicaClients(f *Factory) (*Replicas, error) {
+// ReplicaClients resolves, from the factory, the clients of a command that
+// acts in a job's replica pods (exec, attach, port-forward, download,
+// upload, open).
+func ReplicaClients(f *Factory) (*remote.Clients, error) {
 	ns, client, err := NamespacedJobs(f)
 	if err != nil {
 		return nil, err
@@ -46,10 +35,5 @@ func ReplicaClients(f *Factory) (*Replicas, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Replicas{Namespace: ns, Jobs: client, Config: config, Kube: kube}, nil
-}
-
-// Executor runs commands in the replicas' pods through the API server.
-func (r *Replicas) Executor() remote.Executor {
-	return &remote.APIExecutor{Config: r.Config, Kube: r.Kube}
+	return &remote.Clients{Namespace: ns, Jobs: client, Config: config, Kube: kube}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/klog/v2"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -125,6 +126,22 @@ type ListResult struct {
 	// Refused are the kinds the API server would not list for the user
 	// (403); they were skipped, and the jobs of the others are listed.
 	Refused []kinds.Kind
+}
+
+// ReportSkipped says what List skipped: a warning on warnings for each kind
+// the user may not list in namespace ("": every namespace), and, at -v 1,
+// each kind the cluster does not serve.
+func (r *ListResult) ReportSkipped(warnings io.Writer, namespace string) {
+	for _, k := range r.NotInstalled {
+		klog.V(1).Infof("%v, skipped", kube.NotInstalledError(k))
+	}
+	where := namespace
+	if namespace == "" {
+		where = "every namespace"
+	}
+	for _, k := range r.Refused {
+		fmt.Fprintf(warnings, "Warning: cannot list %s in %s: forbidden\n", k.Resource().Resource, where)
+	}
 }
 
 // List lists the jobs of every kind asked for: one paginated LIST per kind,

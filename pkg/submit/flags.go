@@ -96,10 +96,10 @@ func (f *Flags) specs() []FlagSpec {
 	}
 }
 
-// AddFlags declares the submit flags of the table on fs, bound to f, in
-// its order: submit KIND, submit -f and rerun take the same ones. (--chart
-// is the command's, beside -f and --set.)
-func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+// Declare declares the submit flags of the table on fs, bound to f, in
+// its order (AddFlags adds them to a command, with their completions).
+// --chart is ValueFlags', beside -f and --set.
+func (f *Flags) Declare(fs *pflag.FlagSet) {
 	for _, spec := range f.specs() {
 		if spec.declare != nil {
 			spec.declare(fs, spec.Name, spec.Usage)

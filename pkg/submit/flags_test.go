@@ -17,7 +17,7 @@ import (
 func TestAddFlagsBindsTheTable(t *testing.T) {
 	var f Flags
 	fs := pflag.NewFlagSet("submit", pflag.ContinueOnError)
-	f.AddFlags(fs)
+	f.Declare(fs)
 	names := map[string]bool{}
 	for _, spec := range f.specs() {
 		if names[spec.Name] {

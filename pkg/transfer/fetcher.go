@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strconv"
 	"strings"
@@ -184,23 +185,7 @@ func StorageFor(obj *unstructured.Unstructured, p, task string) (Found, error) {
 		p = path.Join(req.WorkingDir, p)
 	}
 	p = path.Clean(p)
-	best, rel := -1, ""
-	for i, d := range dirs {
-		var r string
-		switch {
-		case p == d.mountPath:
-			r = "."
-		case d.mountPath == "/":
-			r = strings.TrimPrefix(p, "/")
-		case strings.HasPrefix(p, d.mountPath+"/"):
-			r = strings.TrimPrefix(p, d.mountPath+"/")
-		default:
-			continue
-		}
-		if best < 0 || len(d.mountPath) > len(dirs[best].mountPath) {
-			best, rel = i, r
-		}
-	}
+	best, rel := deepestMount(dirs, p)
 	if best < 0 {
 		if serr != nil && !errors.Is(serr, storage.ErrNoStorage) {
 			return Found{}, fmt.Errorf("%w: %s is under none of %s (and %v)", ErrNotOnStorage, p, mountPaths(dirs), serr)
@@ -219,6 +204,30 @@ func StorageFor(obj *unstructured.Unstructured, p, task string) (Found, error) {
 	f.Rel = rel
 	f.Location = f.Mount.Claim + ":" + p
 	return f, nil
+}
+
+// deepestMount is the directory of dirs with the longest mount path that
+// holds p (clean and absolute), and p relative to that path ("." for the
+// path itself); -1 when none holds it.
+func deepestMount(dirs []storageDir, p string) (best int, rel string) {
+	best = -1
+	for i, d := range dirs {
+		var r string
+		switch {
+		case p == d.mountPath:
+			r = "."
+		case d.mountPath == "/":
+			r = strings.TrimPrefix(p, "/")
+		case strings.HasPrefix(p, d.mountPath+"/"):
+			r = strings.TrimPrefix(p, d.mountPath+"/")
+		default:
+			continue
+		}
+		if best < 0 || len(d.mountPath) > len(dirs[best].mountPath) {
+			best, rel = i, r
+		}
+	}
+	return best, rel
 }
 
 // storageDirs are the directories of a job's --storage, as mounted in its
@@ -316,42 +325,9 @@ func (s FetcherSpec) container() string {
 // FetcherPod is the pod of a fetcher, or of an uploader. Its working
 // directory is the mount path, so tar is given paths relative to it.
 func FetcherPod(s FetcherSpec) *corev1.Pod {
-	name := s.jobName()
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	seconds := int64(s.Deadline / time.Second)
-	if seconds < 1 {
-		seconds = 1
-	}
-	prefix := name
-	if prefix == "" {
-		prefix = "easyai"
-	}
-	if len(prefix) > 40 {
-		prefix = strings.TrimRight(prefix[:40], "-.")
-	}
-	suffix := "-fetch-"
-	if s.Uploader {
-		suffix = "-upload-"
-	}
-	labels := map[string]string{
-		jobmodel.ManagedByLabel: jobmodel.ManagedByValue,
-		jobmodel.RoleLabel:      s.role(),
-	}
-	if name != "" {
-		labels[jobmodel.NameLabel] = name
-	}
+	seconds := max(int64(s.Deadline/time.Second), 1)
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: prefix + suffix,
-			Namespace:    s.namespace(),
-			Labels:       labels,
-			Annotations: map[string]string{
-				jobmodel.ExpiresAnnotation: now().Add(s.Deadline).UTC().Format(time.RFC3339),
-			},
-		},
+		ObjectMeta: s.podMeta(),
 		Spec: corev1.PodSpec{
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr(true),
@@ -365,48 +341,83 @@ func FetcherPod(s FetcherSpec) *corev1.Pod {
 			AutomountServiceAccountToken:  new(bool),
 			NodeSelector:                  s.Placement.NodeSelector,
 			Tolerations:                   s.Placement.Tolerations,
-			Containers: []corev1.Container{{
-				Name:       s.container(),
-				Image:      s.Image,
-				Command:    []string{"sleep", strconv.FormatInt(seconds, 10)},
-				WorkingDir: s.Mount.MountPath,
-				// Pod Security "restricted", and a root file system nothing
-				// writes to: the fetcher only reads.
-				SecurityContext: &corev1.SecurityContext{
-					RunAsNonRoot:             ptr(true),
-					RunAsUser:                ptr(FetcherUser),
-					AllowPrivilegeEscalation: ptr(false),
-					ReadOnlyRootFilesystem:   ptr(true),
-					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-					SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-				},
-				VolumeMounts: []corev1.VolumeMount{{
-					Name: "data", MountPath: s.Mount.MountPath, SubPath: s.Mount.SubPath, ReadOnly: !s.Uploader,
-				}},
-				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{
-						corev1.ResourceCPU:    resource.MustParse("50m"),
-						corev1.ResourceMemory: resource.MustParse("32Mi"),
-					},
-					Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
-				},
-			}},
-			Volumes: []corev1.Volume{{Name: "data", VolumeSource: s.Mount.volume(!s.Uploader)}},
+			Containers:                    []corev1.Container{s.podContainer(seconds)},
+			Volumes:                       []corev1.Volume{{Name: "data", VolumeSource: s.Mount.volume(!s.Uploader)}},
 		},
-	}
-	if s.Job != nil {
-		// The garbage collector deletes the pod with its job.
-		pod.OwnerReferences = []metav1.OwnerReference{{
-			APIVersion: s.Job.GetAPIVersion(),
-			Kind:       s.Job.GetKind(),
-			Name:       name,
-			UID:        s.Job.GetUID(),
-		}}
 	}
 	if s.Uploader {
 		uploaderSecurity(pod)
 	}
 	return pod
+}
+
+// podMeta names the pod after its job (at most 40 characters of the name;
+// "easyai" without one), labels it easyai's fetcher or uploader of the
+// job, says when it expires, and has the job own it when there is one: the
+// garbage collector deletes the pod with its job.
+func (s FetcherSpec) podMeta() metav1.ObjectMeta {
+	name := s.jobName()
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	prefix := name
+	if prefix == "" {
+		prefix = "easyai"
+	}
+	if len(prefix) > 40 {
+		prefix = strings.TrimRight(prefix[:40], "-.")
+	}
+	suffix := "-fetch-"
+	if s.Uploader {
+		suffix = "-upload-"
+	}
+	meta := metav1.ObjectMeta{
+		GenerateName: prefix + suffix,
+		Namespace:    s.namespace(),
+		Labels:       map[string]string{jobmodel.ManagedByLabel: jobmodel.ManagedByValue, jobmodel.RoleLabel: s.role()},
+		Annotations:  map[string]string{jobmodel.ExpiresAnnotation: now().Add(s.Deadline).UTC().Format(time.RFC3339)},
+	}
+	if name != "" {
+		meta.Labels[jobmodel.NameLabel] = name
+	}
+	if s.Job != nil {
+		meta.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: s.Job.GetAPIVersion(), Kind: s.Job.GetKind(), Name: name, UID: s.Job.GetUID(),
+		}}
+	}
+	return meta
+}
+
+// podContainer is the pod's one container: it sleeps for seconds (the
+// pod's life) in the mount path, under Pod Security "restricted", with a
+// root file system nothing writes to; the volume is read-only but for an
+// uploader.
+func (s FetcherSpec) podContainer(seconds int64) corev1.Container {
+	return corev1.Container{
+		Name:       s.container(),
+		Image:      s.Image,
+		Command:    []string{"sleep", strconv.FormatInt(seconds, 10)},
+		WorkingDir: s.Mount.MountPath,
+		SecurityContext: &corev1.SecurityContext{
+			RunAsNonRoot:             ptr(true),
+			RunAsUser:                ptr(FetcherUser),
+			AllowPrivilegeEscalation: ptr(false),
+			ReadOnlyRootFilesystem:   ptr(true),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		VolumeMounts: []corev1.VolumeMount{{
+			Name: "data", MountPath: s.Mount.MountPath, SubPath: s.Mount.SubPath, ReadOnly: !s.Uploader,
+		}},
+		Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("50m"),
+				corev1.ResourceMemory: resource.MustParse("32Mi"),
+			},
+			Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
+		},
+	}
 }
 
 // UploaderCapabilities are all the uploader pod keeps: writing into
@@ -449,6 +460,8 @@ type Fetcher struct {
 	Container string
 	// role is "fetcher" or "uploader", for messages.
 	role string
+	// deadline bounds the pod's life, should it not be deleted.
+	deadline time.Duration
 }
 
 func (f *Fetcher) what() string {
@@ -476,7 +489,7 @@ func StartFetcher(ctx context.Context, client kubernetes.Interface, s FetcherSpe
 		}
 		return nil, fmt.Errorf("creating %s: %w", what, err)
 	}
-	f := &Fetcher{Kube: client, Namespace: created.Namespace, Pod: created.Name, Container: s.container(), role: s.role()}
+	f := &Fetcher{Kube: client, Namespace: created.Namespace, Pod: created.Name, Container: s.container(), role: s.role(), deadline: s.Deadline}
 	if err := f.waitRunning(ctx, timeout); err != nil {
 		_ = f.Delete(ctx)
 		return nil, err
@@ -541,4 +554,12 @@ func (f *Fetcher) Delete(ctx context.Context) error {
 		return fmt.Errorf("deleting the %s pod %s: %w", f.what(), f.Pod, err)
 	}
 	return nil
+}
+
+// Stop deletes the pod (Delete); when it cannot, it says so on warnings
+// (stderr): the pod then ends by itself at its deadline.
+func (f *Fetcher) Stop(ctx context.Context, warnings io.Writer) {
+	if err := f.Delete(ctx); err != nil {
+		fmt.Fprintf(warnings, "Warning: %v; it ends by itself within %s\n", err, f.deadline)
+	}
 }

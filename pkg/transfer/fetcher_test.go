@@ -299,3 +299,25 @@ func TestFetcherPodIsRestricted(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepestMount: the longest mount path holding the path wins; "/"
+// holds everything; a path under none is -1.
+func TestDeepestMount(t *testing.T) {
+	dirs := []storageDir{{mountPath: "/data"}, {mountPath: "/data/ckpt"}, {mountPath: "/mnt"}}
+	for _, tt := range []struct {
+		dirs []storageDir
+		p    string
+		best int
+		rel  string
+	}{
+		{dirs, "/data/ckpt/run-3", 1, "run-3"},
+		{dirs, "/data/ckpts", 0, "ckpts"},
+		{dirs, "/mnt", 2, "."},
+		{dirs, "/srv/x", -1, ""},
+		{append(dirs, storageDir{mountPath: "/"}), "/srv/x", 3, "srv/x"},
+	} {
+		if best, rel := deepestMount(tt.dirs, tt.p); best != tt.best || rel != tt.rel {
+			t.Errorf("%s: %d %q, want %d %q", tt.p, best, rel, tt.best, tt.rel)
+		}
+	}
+}

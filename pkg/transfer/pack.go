@@ -87,55 +87,68 @@ func scanLocal(local, into string, maxFiles int, warn func(format string, args .
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s is neither a file nor a directory", local)
 	}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		name := path.Join(into, rel)
-		if rel == "." && into == "" {
-			return nil // the content goes into the target itself
-		}
-		if maxFiles >= 0 && len(t.entries) >= maxFiles {
-			return fmt.Errorf("%s has more than %d entries (files, directories, links)", local, maxFiles)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		e := localEntry{name: name, path: p, mode: info.Mode(), mtime: info.ModTime()}
-		switch {
-		case info.IsDir():
-			e.typ = tar.TypeDir
-		case info.Mode().IsRegular():
-			e.typ, e.size = tar.TypeReg, info.Size()
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			if why := outsideTree(rel, target); why != "" {
-				t.refused++
-				warn("Warning: %s: a symbolic link to %q, %s: not uploaded", p, target, why)
-				return nil
-			}
-			e.typ, e.link = tar.TypeSymlink, filepath.ToSlash(target)
-		default:
-			t.refused++
-			warn("Warning: %s: %s: not uploaded", p, kindOf(info.Mode()))
-			return nil
-		}
-		t.add(e)
-		return nil
-	})
-	if err != nil {
+	w := &treeWalk{tree: t, root: root, local: local, into: into, maxFiles: maxFiles, warn: warn}
+	if err := filepath.WalkDir(root, w.visit); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// treeWalk is scanLocal's walk of a directory local (root, its symlinks
+// resolved): what it finds goes into tree, named below into.
+type treeWalk struct {
+	tree              *localTree
+	root, local, into string
+	maxFiles          int
+	warn              func(format string, args ...any)
+}
+
+// visit adds the entry at p, d, to the tree (a fs.WalkDirFunc): a
+// directory, a file, or a symlink that stays in the tree; any other entry
+// is refused with a warning.
+func (w *treeWalk) visit(p string, d fs.DirEntry, err error) error {
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(w.root, p)
+	if err != nil {
+		return err
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == "." && w.into == "" {
+		return nil // the content goes into the target itself
+	}
+	if w.maxFiles >= 0 && len(w.tree.entries) >= w.maxFiles {
+		return fmt.Errorf("%s has more than %d entries (files, directories, links)", w.local, w.maxFiles)
+	}
+	info, err := d.Info()
+	if err != nil {
+		return err
+	}
+	e := localEntry{name: path.Join(w.into, rel), path: p, mode: info.Mode(), mtime: info.ModTime()}
+	switch {
+	case info.IsDir():
+		e.typ = tar.TypeDir
+	case info.Mode().IsRegular():
+		e.typ, e.size = tar.TypeReg, info.Size()
+	case info.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(p)
+		if err != nil {
+			return err
+		}
+		if why := outsideTree(rel, target); why != "" {
+			w.tree.refused++
+			w.warn("Warning: %s: a symbolic link to %q, %s: not uploaded", p, target, why)
+			return nil
+		}
+		e.typ, e.link = tar.TypeSymlink, filepath.ToSlash(target)
+	default:
+		w.tree.refused++
+		w.warn("Warning: %s: %s: not uploaded", p, kindOf(info.Mode()))
+		return nil
+	}
+	w.tree.add(e)
+	return nil
 }
 
 func (t *localTree) add(e localEntry) {

@@ -128,16 +128,7 @@ func Download(ctx context.Context, req Request) (Result, error) {
 	if req.IdleTimeout <= 0 {
 		req.IdleTimeout = DefaultIdleTimeout
 	}
-	maxBytes, limitName := req.MaxBytes, "--max-bytes"
-	if maxBytes == 0 {
-		maxBytes = DefaultMaxBytes(req.LocalDir)
-		limitName = fmt.Sprintf("the free space of %s less a margin (set --max-bytes to change it):", req.LocalDir)
-	}
-	maxFiles := req.MaxFiles
-	if maxFiles == 0 {
-		maxFiles = DefaultMaxFiles
-	}
-
+	x := downloadExtractor(root, req)
 	total, err := remoteSize(ctx, req.Executor, req.Source, req.IdleTimeout)
 	if err != nil {
 		return res, err
@@ -147,6 +138,38 @@ func Download(ctx context.Context, req Request) (Result, error) {
 		progress = noProgress{}
 	}
 	progress.Start(total)
+	x.progress = func(int) { progress.Set(x.bytes) }
+
+	r := &resumer{max: req.Retries, backoff: req.Backoff}
+	var from resumePoint
+	for {
+		next, err := attempt(ctx, req, x, from)
+		if err == nil {
+			break
+		}
+		if err := r.again(ctx, err, "from "+req.Source.Pod, x.warn); err != nil {
+			return x.result(r.retries, start), err
+		}
+		from = next
+	}
+	progress.Finish()
+	return x.result(r.retries, start), nil
+}
+
+// downloadExtractor is the extractor of a download into root: its warnings
+// go to req.Warnings; it writes at most req.MaxBytes (0: the free space
+// of LocalDir's file system less a margin) and reads at most req.MaxFiles
+// entries (0: DefaultMaxFiles).
+func downloadExtractor(root *os.Root, req Request) *extractor {
+	maxBytes, limitName := req.MaxBytes, "--max-bytes"
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxBytes(req.LocalDir)
+		limitName = fmt.Sprintf("the free space of %s less a margin (set --max-bytes to change it):", req.LocalDir)
+	}
+	maxFiles := req.MaxFiles
+	if maxFiles == 0 {
+		maxFiles = DefaultMaxFiles
+	}
 	warnings := req.Warnings
 	if warnings == nil {
 		warnings = io.Discard
@@ -154,36 +177,8 @@ func Download(ctx context.Context, req Request) (Result, error) {
 	x := newExtractor(root, req.Source.Name, req.Into,
 		func(format string, args ...any) { fmt.Fprintf(warnings, format+"\n", args...) },
 		nil)
-	x.progress = func(int) { progress.Set(x.bytes) }
 	x.maxBytes, x.limitName, x.maxEntries = maxBytes, limitName, maxFiles
-
-	backoff := req.Backoff
-	var from resumePoint
-	for {
-		next, err := attempt(ctx, req, x, from)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return x.result(res.Retries, start), ctx.Err()
-		}
-		var broken *brokenStream
-		if !errors.As(err, &broken) || res.Retries >= req.Retries {
-			return x.result(res.Retries, start), err
-		}
-		res.Retries++
-		fmt.Fprintf(warnings, "Warning: the stream from %s broke (%v); resuming in %s (retry %d of %d)\n",
-			req.Source.Pod, broken.err, backoff, res.Retries, req.Retries)
-		select {
-		case <-ctx.Done():
-			return x.result(res.Retries, start), ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, MaxBackoff)
-		from = next
-	}
-	progress.Finish()
-	return x.result(res.Retries, start), nil
+	return x
 }
 
 func (x *extractor) result(retries int, start time.Time) Result {
@@ -264,47 +259,7 @@ func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (
 		execErr <- err
 	}()
 
-	cr := &countingReader{r: pr, n: from.offset, idle: idle, timeout: req.IdleTimeout}
-	tr := tar.NewReader(cr)
-	// at is the last entry whose header arrived: a broken stream resumes
-	// there, so the new stream's first header can be checked.
-	at := from
-	var failure error
-	for first := true; ; first = false {
-		// Entries start on 512-byte blocks; the last one's content was read
-		// to its end, its padding not yet.
-		start := (cr.n + 511) &^ 511
-		hdr, err := tr.Next()
-		if first && from.offset > 0 && (err == io.EOF || err == nil && !sameEntry(hdr, from.header)) {
-			failure, at = errArchiveChanged, resumePoint{}
-			break
-		}
-		if err == io.EOF && cr.n == start {
-			// No end-of-archive blocks: the stream stopped between entries.
-			err = errors.New("the archive ended without its end marker")
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			failure = &streamError{err}
-			break
-		}
-		at = resumePoint{offset: start, header: hdr}
-		if err := x.entry(hdr, tr); err != nil {
-			failure = err
-			break
-		}
-		if isSparse(hdr) {
-			// Refused; reading it would expand its holes. Next skips the
-			// bytes it takes in the archive.
-			continue
-		}
-		if _, err := io.Copy(io.Discard, tr); err != nil {
-			failure = &streamError{err}
-			break
-		}
-	}
+	at, failure := readArchive(&countingReader{r: pr, n: from.offset, idle: idle, timeout: req.IdleTimeout}, x, from)
 	if failure == nil {
 		// The archive is complete; what follows is tar's padding.
 		_, _ = io.Copy(io.Discard, pr)
@@ -315,50 +270,119 @@ func attempt(ctx context.Context, req Request, x *extractor, from resumePoint) (
 	if errors.Is(err, errStopped) || (failure != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil) {
 		err = nil // this side stopped reading
 	}
+	err = attemptError(req, x, from, failure, err, stderr)
+	if errors.Is(err, errArchiveChanged) {
+		// The files changed since the stream broke: read them from the start.
+		at = resumePoint{}
+	}
+	return at, err
+}
 
-	where := req.Source.Pod + ":" + req.Source.Path()
-	if req.Source.Confined {
-		if cerr := confinementError(err, stderr.String(), where); cerr != nil {
-			return at, cerr
+// readArchive writes the archive's entries through x until its end or a
+// failure. at is the last entry whose header arrived: a broken stream
+// resumes there, so that the new stream's first header can be checked
+// (when it is not the one it broke at, the failure is errArchiveChanged).
+// A failure of the stream itself is a *streamError.
+func readArchive(cr *countingReader, x *extractor, from resumePoint) (at resumePoint, failure error) {
+	tr := tar.NewReader(cr)
+	at = from
+	for first := true; ; first = false {
+		// Entries start on 512-byte blocks; the last one's content was read
+		// to its end, its padding not yet.
+		start := (cr.n + 511) &^ 511
+		hdr, err := tr.Next()
+		if first && from.offset > 0 && (err == io.EOF || err == nil && !sameEntry(hdr, from.header)) {
+			return resumePoint{}, errArchiveChanged
+		}
+		if err == io.EOF && cr.n == start {
+			// No end-of-archive blocks: the stream stopped between entries.
+			err = errors.New("the archive ended without its end marker")
+		}
+		if err == io.EOF {
+			return at, nil
+		}
+		if err != nil {
+			return at, &streamError{err}
+		}
+		at = resumePoint{offset: start, header: hdr}
+		if err := x.entry(hdr, tr); err != nil {
+			return at, err
+		}
+		if isSparse(hdr) {
+			// Refused; reading it would expand its holes. Next skips the
+			// bytes it takes in the archive.
+			continue
+		}
+		if _, err := io.Copy(io.Discard, tr); err != nil {
+			return at, &streamError{err}
 		}
 	}
+}
+
+// attemptError is the error of an attempt that read the archive to its end
+// (failure nil) or failed on this side (failure); execErr is tar's exec's
+// (nil when this side stopped reading), stderr tar's. A stream to resume
+// is a *brokenStream.
+func attemptError(req Request, x *extractor, from resumePoint, failure, execErr error, stderr *tailBuffer) error {
+	where := req.Source.Pod + ":" + req.Source.Path()
+	if req.Source.Confined {
+		if cerr := confinementError(execErr, stderr.String(), where); cerr != nil {
+			return cerr
+		}
+	}
+	if failure == nil {
+		return tarEndError(where, x, execErr, stderr)
+	}
+	return readError(req.LocalDir, where, from, failure, execErr, stderr)
+}
+
+// tarEndError is the error of an archive read to its end: none when tar
+// succeeded, or when the stream ended after every entry, or when tar only
+// says files changed as it read them (a warning); tar's own otherwise.
+func tarEndError(where string, x *extractor, execErr error, stderr *tailBuffer) error {
 	switch {
-	case failure == nil && err == nil:
-		return at, nil
-	case failure == nil && exitStatus(err) == 1:
+	case execErr == nil:
+		return nil
+	case exitStatus(execErr) == 1:
 		// GNU tar's "some files differ": a file changed while it was read
 		// (usual for a job still writing). Every byte arrived.
 		x.warn("Warning: %s", changedWhileRead(where, stderr.String()))
-		return at, nil
-	case failure == nil && remoteExited(err):
-		return at, fmt.Errorf("tar in %s reported an error: %s", where, remoteMessage(err, stderr))
-	case failure == nil:
-		return at, nil // every entry arrived before the stream ended
-	case errors.Is(failure, errArchiveChanged):
-		return at, &brokenStream{failure}
+		return nil
+	case remoteExited(execErr):
+		return fmt.Errorf("tar in %s reported an error: %s", where, remoteMessage(execErr, stderr))
+	}
+	return nil // every entry arrived before the stream ended
+}
+
+// readError is the error of an attempt that failed on this side (failure)
+// writing into localDir or reading the stream: a limit reached and a local
+// write are final, as is tar's failure; a stream that broke, or whose
+// archive changed since it broke, is resumed (*brokenStream).
+func readError(localDir, where string, from resumePoint, failure, execErr error, stderr *tailBuffer) error {
+	if errors.Is(failure, errArchiveChanged) {
+		return &brokenStream{failure}
 	}
 	var limit *limitError
 	if errors.As(failure, &limit) {
-		return at, limit
+		return limit
 	}
 	var se *streamError
 	if errors.As(failure, &se) && errors.Is(se.err, tar.ErrHeader) {
 		if from.offset == 0 {
-			return at, fmt.Errorf("tar in %s wrote no valid archive: %w", where, se.err)
+			return fmt.Errorf("tar in %s wrote no valid archive: %w", where, se.err)
 		}
 		// The archive is not the same where it broke: files changed.
-		return resumePoint{}, &brokenStream{errArchiveChanged}
+		return &brokenStream{errArchiveChanged}
 	}
-	if se == nil {
-		return at, fmt.Errorf("writing to %s: %w", req.LocalDir, failure)
+	switch {
+	case se == nil:
+		return fmt.Errorf("writing to %s: %w", localDir, failure)
+	case remoteExited(execErr):
+		return fmt.Errorf("tar in %s failed: %s", where, remoteMessage(execErr, stderr))
+	case execErr != nil:
+		return &brokenStream{execErr}
 	}
-	if remoteExited(err) {
-		return at, fmt.Errorf("tar in %s failed: %s", where, remoteMessage(err, stderr))
-	}
-	if err != nil {
-		return at, &brokenStream{err}
-	}
-	return at, &brokenStream{se.err}
+	return &brokenStream{se.err}
 }
 
 // sameEntry says two headers describe the same entry.

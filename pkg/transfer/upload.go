@@ -160,11 +160,7 @@ func Upload(ctx context.Context, req UploadRequest) (UploadResult, error) {
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := u.Delete(ctx); err != nil {
-			warn("Warning: %v; it ends by itself within %s", err, u.deadline)
-		}
-	}()
+	defer u.Stop(ctx, warnings)
 	res.Pod = u.Pod
 	res.Retries, err = u.send(ctx, req, tree, warn)
 	res.Elapsed = time.Since(start)
@@ -174,8 +170,7 @@ func Upload(ctx context.Context, req UploadRequest) (UploadResult, error) {
 // uploader is a running uploader pod and how to exec in it.
 type uploader struct {
 	*Fetcher
-	exec     remote.Executor
-	deadline time.Duration
+	exec remote.Executor
 }
 
 func startUploader(ctx context.Context, v Volume) (*uploader, error) {
@@ -206,11 +201,11 @@ func startUploader(ctx context.Context, v Volume) (*uploader, error) {
 	if v.Started != nil {
 		v.Started(f.Pod)
 	}
-	return &uploader{Fetcher: f, exec: e, deadline: deadline}, nil
+	return &uploader{Fetcher: f, exec: e}, nil
 }
 
 // send streams the tree until it all arrived, resuming broken streams.
-func (u *uploader) send(ctx context.Context, req UploadRequest, tree *localTree, warn func(string, ...any)) (retries int, err error) {
+func (u *uploader) send(ctx context.Context, req UploadRequest, tree *localTree, warn func(string, ...any)) (int, error) {
 	progress := req.Progress
 	if progress == nil {
 		progress = noProgress{}
@@ -221,7 +216,7 @@ func (u *uploader) send(ctx context.Context, req UploadRequest, tree *localTree,
 		idle = DefaultIdleTimeout
 	}
 	where := u.Pod + ":" + req.SubPath
-	backoff := req.Backoff
+	r := &resumer{max: req.Retries, backoff: req.Backoff}
 	sendAll := func(localEntry) bool { return true }
 	send := sendAll
 	// before is the size of the files already there.
@@ -230,23 +225,11 @@ func (u *uploader) send(ctx context.Context, req UploadRequest, tree *localTree,
 		err := u.attempt(ctx, req.SubPath, tree.entries, send, idle, func(n int64) { progress.Set(before + n) }, warn)
 		if err == nil {
 			progress.Finish()
-			return retries, nil
+			return r.retries, nil
 		}
-		if ctx.Err() != nil {
-			return retries, ctx.Err()
+		if err := r.again(ctx, err, "to "+where, warn); err != nil {
+			return r.retries, err
 		}
-		var broken *brokenStream
-		if !errors.As(err, &broken) || retries >= req.Retries {
-			return retries, err
-		}
-		retries++
-		warn("Warning: the stream to %s broke (%v); resuming in %s (retry %d of %d)", where, broken.err, backoff, retries, req.Retries)
-		select {
-		case <-ctx.Done():
-			return retries, ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, MaxBackoff)
 		there, err := u.list(ctx, req.SubPath, listRoot(req.Into), idle)
 		var b *brokenStream
 		switch {
@@ -254,7 +237,7 @@ func (u *uploader) send(ctx context.Context, req UploadRequest, tree *localTree,
 			// The listing broke too: everything goes again.
 			send, before = sendAll, 0
 		case err != nil:
-			return retries, err
+			return r.retries, err
 		default:
 			send, before = skipPresent(tree, there)
 		}
@@ -342,21 +325,11 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
-	// A stream that takes nothing for idle is broken: it is ended here and
-	// resumed. Once the archive is all sent, tar may take longer than that
-	// to finish (a slow flush to the volume): it is given finishTimeout.
-	var sentAll atomic.Bool
-	var stopped atomic.Pointer[error]
-	timer := time.AfterFunc(idle, func() {
-		var err error = &idleError{idle}
-		if sentAll.Load() {
-			err = fmt.Errorf("tar did not finish within %s of the archive's last byte", finishTimeout(idle))
-		}
-		stopped.Store(&err)
+	watch := watchStream(idle, func(err error) {
 		pr.CloseWithError(err)
 		cancel()
 	})
-	defer timer.Stop()
+	defer watch.timer.Stop()
 	size, err := archiveSize(entries, send)
 	if err != nil {
 		return err
@@ -364,10 +337,9 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 	a := &archiveWriter{sent: sent, warn: warn}
 	written := make(chan error, 1)
 	go func() {
-		err := a.write(&idleWriter{w: pw, timer: timer, timeout: idle}, entries, send)
+		err := a.write(&idleWriter{w: pw, timer: watch.timer, timeout: idle}, entries, send)
 		if err == nil {
-			sentAll.Store(true)
-			timer.Reset(finishTimeout(idle))
+			watch.allSent()
 		}
 		pw.CloseWithError(err)
 		written <- err
@@ -378,7 +350,6 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 	// The writer may be blocked on a stream that ended: unblock it.
 	pr.CloseWithError(errStopped)
 	werr := <-written
-	where := u.Pod + ":" + subPath
 	var local *errLocal
 	switch {
 	case errors.As(werr, &local):
@@ -388,28 +359,76 @@ func (u *uploader) attempt(ctx context.Context, subPath string, entries []localE
 	case err == nil:
 		// tar ended before the archive did: nothing says it has all of it.
 		return &brokenStream{errors.New("tar ended before the end of the archive")}
-	case parent.Err() == nil && stopped.Load() != nil:
-		// The timer ended the stream, not the user: broken, to be resumed
+	case parent.Err() == nil && watch.stopped() != nil:
+		// The watch ended the stream, not the user: broken, to be resumed
 		// (never the context's own "canceled", which is an interruption).
-		return &brokenStream{*stopped.Load()}
+		return &brokenStream{watch.stopped()}
 	}
-	if cerr := confinementError(err, stderr.String(), where); cerr != nil {
+	return extractError(u.Pod+":"+subPath, err, werr, stderr)
+}
+
+// extractError is the error of the uploader's tar (execErr, its stderr)
+// that failed to take the archive; werr is the archive writer's. A
+// refusal, an image without tar or tar's own failure are final; a broken
+// stream is resumed (*brokenStream).
+func extractError(where string, execErr, werr error, stderr *tailBuffer) error {
+	if cerr := confinementError(execErr, stderr.String(), where); cerr != nil {
 		return cerr
 	}
-	if apierrors.IsForbidden(err) {
-		return err
+	if apierrors.IsForbidden(execErr) {
+		return execErr
 	}
-	if exitStatus(err) == statusNoTar {
-		return fmt.Errorf("the uploader's image has no tar (--fetcher-image): %s", remoteMessage(err, stderr))
+	if exitStatus(execErr) == statusNoTar {
+		return fmt.Errorf("the uploader's image has no tar (--fetcher-image): %s", remoteMessage(execErr, stderr))
 	}
-	if remoteExited(err) {
-		return fmt.Errorf("tar in %s failed: %s", where, remoteMessage(err, stderr))
+	if remoteExited(execErr) {
+		return fmt.Errorf("tar in %s failed: %s", where, remoteMessage(execErr, stderr))
 	}
 	var idleErr *idleError
 	if errors.As(werr, &idleErr) {
 		return &brokenStream{idleErr}
 	}
-	return &brokenStream{err}
+	return &brokenStream{execErr}
+}
+
+// streamWatch ends an upload's stream that takes nothing for idle, or whose
+// tar does not finish within finishTimeout(idle) once the archive's last
+// byte is sent (a slow flush to the volume): stop is told why.
+type streamWatch struct {
+	idle    time.Duration
+	timer   *time.Timer
+	sentAll atomic.Bool
+	reason  atomic.Pointer[error]
+}
+
+// watchStream starts the watch; a write that goes through restarts its
+// timer (idleWriter).
+func watchStream(idle time.Duration, stop func(error)) *streamWatch {
+	w := &streamWatch{idle: idle}
+	w.timer = time.AfterFunc(idle, func() {
+		var err error = &idleError{idle}
+		if w.sentAll.Load() {
+			err = fmt.Errorf("tar did not finish within %s of the archive's last byte", finishTimeout(idle))
+		}
+		w.reason.Store(&err)
+		stop(err)
+	})
+	return w
+}
+
+// allSent gives tar finishTimeout(idle) from now to finish: the archive's
+// last byte is sent.
+func (w *streamWatch) allSent() {
+	w.sentAll.Store(true)
+	w.timer.Reset(finishTimeout(w.idle))
+}
+
+// stopped is why the watch ended the stream; nil when it did not.
+func (w *streamWatch) stopped() error {
+	if err := w.reason.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // topNames are the names whose links extractScript removes: the archive's

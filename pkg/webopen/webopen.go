@@ -20,18 +20,22 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-// Options of open.
+// Options are one open: the job and its endpoint, where to listen and what
+// to print; Connect gives them the clients that reach the job's pods. "easyai
+// open" and "easyai notebook open" build them from their flags and the
+// factory.
 type Options struct {
-	Factory *cmdutil.Factory
-	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
+	IO *iostreams.IOStreams
+	// Ref is the job; JobArg names it in messages, as the user gave it.
+	Ref    jobclient.Ref
+	JobArg string
 
 	Name      string
 	Task      string
@@ -44,7 +48,9 @@ type Options struct {
 	// that is not a notebook).
 	Check func(*remote.Job) error
 
-	// Set by Complete.
+	// Set by Connect.
+	Namespace string
+	Client    *jobclient.Client
 	Kube      kubernetes.Interface
 	Forwarder *remote.Forwarder
 	Browser   Browser
@@ -56,7 +62,8 @@ type Options struct {
 	redirect *redirect
 }
 
-// Validate checks the flags and the job argument without reaching the cluster.
+// Validate checks the endpoint and where to listen without reaching the
+// cluster.
 func (o *Options) Validate() error {
 	if o.Name == "" {
 		return exit.UsageErrorf("name the endpoint to open: jupyter, tensorboard, a container port's name or a port number")
@@ -64,21 +71,20 @@ func (o *Options) Validate() error {
 	if o.LocalPort < 0 || o.LocalPort > 65535 {
 		return exit.UsageErrorf("--port %d: must be from 1 to 65535 (or 0 for a free port)", o.LocalPort)
 	}
-	if _, err := remote.ParseAddresses([]string{o.Address}); err != nil {
-		return err
-	}
-	return o.ParseJob(o.Factory.Kinds)
+	_, err := remote.ParseAddresses([]string{o.Address})
+	return err
 }
 
-// Complete resolves the namespace, the clients and the browser.
-func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
+// Connect gives open the clients that reach the job's pods, a forwarder on
+// them, and the system's browser; err, when not nil, is why there are no
+// clients (cmdutil.ReplicaClients' error), and is returned.
+func (o *Options) Connect(c *remote.Clients, err error) error {
 	if err != nil {
 		return err
 	}
-	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
+	o.Namespace, o.Client, o.Kube = c.Namespace, c.Jobs, c.Kube
 	o.Forwarder = &remote.Forwarder{
-		Config: r.Config, Kube: r.Kube, Namespace: r.Namespace, Addresses: []string{o.Address},
+		Config: c.Config, Kube: c.Kube, Namespace: c.Namespace, Addresses: []string{o.Address},
 		Out: o.IO.Out, ErrOut: o.IO.ErrOut,
 	}
 	o.Browser = SystemBrowser{Getenv: os.Getenv, Out: o.IO.ErrOut}

@@ -9,11 +9,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -43,13 +41,10 @@ type Options struct {
 	// MaxBytes is --max-bytes as given ("": the destination's free space).
 	MaxBytes string
 	MaxFiles int
-	cmdutil.TransferFlags
+	// Setup holds the flags of the stream and of the fetcher pod, and
+	// (Complete) the clients.
+	transfer.Setup
 
-	// Set by Complete.
-	Kube     kubernetes.Interface
-	Executor remote.Executor
-	// Backoff is the first wait before resuming a broken stream.
-	Backoff time.Duration
 	// maxBytes is MaxBytes parsed (0: the default).
 	maxBytes int64
 	// pathGiven: REMOTE_PATH was given (else the job's model_dir on its
@@ -144,7 +139,7 @@ template) also prints the summary as a document on stdout.`,
 	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
-	o.TransferFlags.AddFlags(cmd, "fetcher", "tar, sh and sleep")
+	o.Flags.AddFlags(cmd, "fetcher", "tar, sh and sleep")
 	return cmd
 }
 
@@ -171,7 +166,7 @@ func (o *Options) Validate() error {
 		}
 		return err
 	}
-	if err := o.TransferFlags.Validate(); err != nil {
+	if err := o.Flags.Validate(); err != nil {
 		return err
 	}
 	if o.MaxBytes != "" {
@@ -187,16 +182,15 @@ func (o *Options) Validate() error {
 	return o.ParseJob(o.Factory.Kinds)
 }
 
-// Complete resolves the namespace and the clients.
+// Complete resolves the namespace, the clients and the fetcher-image
+// setting.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
+	r, err := o.CompleteReplicas(o.Factory)
 	if err != nil {
 		return err
 	}
-	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
-	o.Executor = r.Executor()
-	o.Backoff = transfer.DefaultBackoff
-	return o.TransferFlags.Complete(o.Factory)
+	o.Connect(r, o.Factory.Now)
+	return o.Flags.Complete(o.Factory.Config)
 }
 
 // Summary is what -o json prints.
@@ -275,17 +269,11 @@ func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r jobmodel.Rep
 	if err != nil {
 		return err
 	}
-	fetcher, err := transfer.StartFetcher(ctx, o.Kube, transfer.FetcherSpec{
-		Job: j.Object, Mount: found.Mount, Placement: placement, Image: o.FetcherImage, Deadline: o.FetcherDeadline, Now: o.Factory.Now,
-	}, o.FetcherTimeout)
+	fetcher, err := o.StartFetcher(ctx, j.Object, found.Mount, placement)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := fetcher.Delete(ctx); err != nil {
-			fmt.Fprintf(o.IO.ErrOut, "Warning: %v; it ends by itself within %s\n", err, o.FetcherDeadline)
-		}
-	}()
+	defer fetcher.Stop(ctx, o.IO.ErrOut)
 	// The fetcher's working directory is the mount path: tar is given the
 	// path relative to it.
 	dir, base, _ := transfer.SplitPath(found.Rel)
@@ -299,20 +287,14 @@ func (o *Options) fromStorage(ctx context.Context, j *remote.Job, r jobmodel.Rep
 }
 
 func (o *Options) download(ctx context.Context, src transfer.Source, into string, sum Summary, from string) error {
-	req := transfer.Request{
-		Executor: o.Executor, Source: src, LocalDir: o.LocalDir, Into: into,
-		Retries: o.Retries, Backoff: o.Backoff, Warnings: o.IO.ErrOut,
-		MaxBytes: o.maxBytes, MaxFiles: o.MaxFiles, IdleTimeout: o.IdleTimeout,
-	}
-	var bar *cmdutil.ProgressBar
-	if o.IO.IsStderrTTY() {
-		bar = cmdutil.NewProgressBar(o.IO.ErrOut, from)
+	req := o.DownloadRequest(src, o.LocalDir, into, o.IO.ErrOut)
+	req.MaxBytes, req.MaxFiles = o.maxBytes, o.MaxFiles
+	bar := cmdutil.TerminalProgress(o.IO, from)
+	if bar != nil {
 		req.Progress = bar
 	}
 	res, err := transfer.Download(ctx, req)
-	if bar != nil {
-		bar.Stop()
-	}
+	bar.Stop()
 	if err != nil {
 		return err
 	}

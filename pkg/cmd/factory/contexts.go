@@ -27,7 +27,7 @@ import (
 // name, tuned for easyai: list's concurrent LISTs unthrottled, its user
 // agent, each request bounded by --request-timeout.
 func restConfigOf(flags *genericclioptions.ConfigFlags) (*rest.Config, error) {
-	if err := cmdutil.CheckKubeconfig(flags); err != nil {
+	if err := CheckKubeconfig(flags); err != nil {
 		return nil, err
 	}
 	cfg, err := flags.ToRESTConfig()
@@ -71,7 +71,7 @@ func jobsClientOf(f *cmdutil.Factory, restConfig func() (*rest.Config, error), k
 
 // kubeContexts are the names of the kubeconfig's contexts, sorted.
 func kubeContexts(f *cmdutil.Factory) ([]string, error) {
-	if err := cmdutil.CheckKubeconfig(f.ConfigFlags); err != nil {
+	if err := CheckKubeconfig(f.ConfigFlags); err != nil {
 		return nil, err
 	}
 	raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
@@ -114,7 +114,7 @@ func platformFor(f *cmdutil.Factory, name string, notes io.Writer) (platform.Pla
 	return &kubeplatform.Platform{
 		GPUResources: gpus,
 		Kinds:        f.Kinds, Jobs: jobs, Kube: kc, Dynamic: dyn,
-		Namespace: func() (string, bool, error) { return cmdutil.ResolveNamespace(flags) },
+		Namespace: func() (string, bool, error) { return ResolveNamespace(flags) },
 		User: func(ctx context.Context) (string, error) {
 			client, err := kc()
 			if err != nil {

@@ -104,7 +104,7 @@ func New() *cmdutil.Factory {
 		return dynamic.NewForConfig(cfg)
 	})
 	f.Namespace = func() (string, bool, error) {
-		return cmdutil.ResolveNamespace(f.ConfigFlags)
+		return ResolveNamespace(f.ConfigFlags)
 	}
 	f.JobsClient = sync.OnceValues(func() (*jobclient.Client, error) {
 		return jobsClientOf(f, f.RESTConfig, f.KubeClient, f.DynamicClient)

@@ -7,12 +7,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/webopen"
 )
 
+// Options of open: webopen's, with --kind, and the factory that resolves
+// the job argument and the clients.
+type Options struct {
+	Factory *cmdutil.Factory
+	webopen.Options
+	// KindName is --kind.
+	KindName string
+}
+
 // NewCmdOpen returns the command; runF replaces Complete and Run in tests.
-func NewCmdOpen(f *cmdutil.Factory, runF func(*webopen.Options) error) *cobra.Command {
-	o := &webopen.Options{Factory: f, IO: f.IOStreams}
+func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, Options: webopen.Options{IO: f.IOStreams}}
 	cmd := &cobra.Command{
 		Use:   "open JOB jupyter|tensorboard|PORTNAME|PORT",
 		Short: "Open a web tool of a training job in the browser",
@@ -77,4 +87,22 @@ browser is opened when there is one ($BROWSER, or a display on Linux) and not
 	fl.BoolVar(&o.NoBrowser, "no-browser", false, "only print the URL")
 	fl.BoolVar(&o.ShowToken, "show-token", false, "print the URL with the login token (the token is a secret)")
 	return cmd
+}
+
+// Validate checks the flags and the job argument without reaching the cluster.
+func (o *Options) Validate() error {
+	if err := o.Options.Validate(); err != nil {
+		return err
+	}
+	ref, err := jobclient.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	if err != nil {
+		return err
+	}
+	o.Ref = ref
+	return nil
+}
+
+// Complete resolves the namespace, the clients and the browser.
+func (o *Options) Complete() error {
+	return o.Connect(cmdutil.ReplicaClients(o.Factory))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
-	"github.com/easyai-dev/easyai/pkg/webopen"
 )
 
 func run(cmd *cobra.Command, args ...string) error {
@@ -19,8 +18,8 @@ func run(cmd *cobra.Command, args ...string) error {
 
 func TestFlagsMakeOptions(t *testing.T) {
 	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
-	var got *webopen.Options
-	cmd := NewCmdOpen(f, func(o *webopen.Options) error { got = o; return nil })
+	var got *Options
+	cmd := NewCmdOpen(f, func(o *Options) error { got = o; return nil })
 	if err := run(cmd, "tf/mnist", "jupyter", "--task", "worker-1", "--port", "8888", "--no-browser", "--address", "0.0.0.0"); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +29,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 	for _, args := range [][]string{
 		{"mnist"}, {"mnist", "jupyter", "extra"}, {"mnist", "jupyter", "--port", "70000"}, {"mnist", "jupyter", "--address", "example.com"},
 	} {
-		err := run(NewCmdOpen(f, func(*webopen.Options) error { return nil }), args...)
+		err := run(NewCmdOpen(f, func(*Options) error { return nil }), args...)
 		if exit.Code(err) != exit.Usage {
 			t.Errorf("%q: %v, want a usage error", args, err)
 		}

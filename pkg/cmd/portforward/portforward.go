@@ -35,7 +35,7 @@ type Options struct {
 
 	// Set by Complete.
 	Forwarder *remote.Forwarder
-	Replicas  *cmdutil.Replicas
+	Replicas  *remote.Clients
 }
 
 // NewCmdPortForward returns the command; runF replaces Complete and Run in tests.

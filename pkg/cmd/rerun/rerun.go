@@ -30,7 +30,7 @@ type Options struct {
 	// Submission is what the flags ask for; Run adds the kind and the
 	// values recorded on the job, below the flags and -f files.
 	Submission submit.Submission
-	cmdutil.SubmitValueFlags
+	submit.ValueFlags
 	// Backend is --backend, for a kind that has two ("": the kind's
 	// default, auto).
 	Backend string
@@ -95,8 +95,8 @@ them as a job file.`,
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	cmdutil.AddSubmitFlags(cmd, &o.Submission.Flags)
-	o.SubmitValueFlags.AddFlags(cmd, &o.Submission)
+	o.Submission.Flags.AddFlags(cmd)
+	o.ValueFlags.AddFlags(cmd, &o.Submission)
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "submit again a job someone else submitted without asking (required for one when not on a terminal)")
 	cmd.Flags().StringVar(&o.Backend, "backend", "", "what serves a kind that has two, as submit KIND --backend takes it (pytorch, jax, xgboost: training-operator, trainer or auto; colossalai: t9k, volcano or auto)")
 	o.Print.AddFlags(cmd)

@@ -13,6 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -105,7 +106,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "resumed %s\n", t)
 	if o.Wait {
-		return cmdutil.WaitFor(ctx, o.Factory, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Running, o.Timeout)
+		return jobwait.For(ctx, o.IO, o.Factory.Platform, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Running, o.Timeout)
 	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being created. Wait for them with: %s wait %s --for running\n", o.Factory.ExecutableName, t)

@@ -111,7 +111,7 @@ func (o *Options) Complete() error {
 	}
 	o.Namespace, o.Client, o.Kube, o.Config = r.Namespace, r.Jobs, r.Kube, r.Config
 	o.Executor = r.Executor()
-	if o.Proxy, err = cmdutil.SSHProxy(o.Factory); err != nil {
+	if o.Proxy, err = sshaccess.ProxyOf(o.Factory.ConfigFlags); err != nil {
 		return err
 	}
 	o.SSH, _ = exec.LookPath("ssh")

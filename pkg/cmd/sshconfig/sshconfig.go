@@ -89,10 +89,10 @@ func (o *Options) Complete() error {
 		return err
 	}
 	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
-	if o.Proxy, err = cmdutil.SSHProxy(o.Factory); err != nil {
+	if o.Proxy, err = sshaccess.ProxyOf(o.Factory.ConfigFlags); err != nil {
 		return err
 	}
-	o.Dir, err = cmdutil.SSHDir()
+	o.Dir, err = sshaccess.KnownHostsDir()
 	return err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
@@ -31,9 +32,9 @@ type Options struct {
 	// Submission is what the flags ask for; Complete adds the cluster.
 	Submission submit.Submission
 
-	// SubmitValueFlags are -f as given (Submission.JobFiles holds them
+	// ValueFlags are -f as given (Submission.JobFiles holds them
 	// read) and --dry-run.
-	cmdutil.SubmitValueFlags
+	submit.ValueFlags
 	Print *printers.PrintFlags
 	// Wait for the job to finish (--wait), at most Timeout; with Logs,
 	// stream every replica's log meanwhile.
@@ -41,7 +42,7 @@ type Options struct {
 	Logs    bool
 	Timeout time.Duration
 	// Notify are --notify and --notify-on, with --wait.
-	Notify cmdutil.NotifyFlags
+	Notify jobwait.NotifyFlags
 
 	// args are the arguments before and after "--", dash where "--" was.
 	args []string
@@ -155,8 +156,8 @@ func completeRuntimes(f *cmdutil.Factory, lister kinds.RuntimeLister) cobra.Comp
 
 func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs := cmd.Flags()
-	cmdutil.AddSubmitFlags(cmd, &o.Submission.Flags)
-	o.SubmitValueFlags.AddFlags(cmd, &o.Submission)
+	o.Submission.Flags.AddFlags(cmd)
+	o.ValueFlags.AddFlags(cmd, &o.Submission)
 	o.Print.AddFlags(cmd)
 	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
 	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
@@ -267,7 +268,7 @@ func (o *Options) Complete() error {
 	if o.platform, err = o.Factory.Platform(); err != nil || !o.Wait {
 		return err
 	}
-	o.notifier, err = o.Notify.Notifier(o.Factory)
+	o.notifier, err = o.Notify.Notifier(o.Factory.Config, o.IO.ErrOut, o.Factory.Now)
 	return err
 }
 
@@ -297,7 +298,7 @@ func (o *Options) waitFor(ctx context.Context, res *platform.Submitted) error {
 			return err
 		}
 	}
-	w := cmdutil.Wait{IO: o.IO, Platform: o.platform, Job: res.Job,
+	w := jobwait.Wait{IO: o.IO, Platform: o.platform, Job: res.Job,
 		For: waiter.Finished, Timeout: o.Timeout, StuckAfter: waiter.DefaultStuckAfter, Document: document, Notify: o.notifier}
 	if o.Logs {
 		logOut := o.IO.Out

@@ -13,6 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -92,7 +93,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "suspended %s\n", t)
 	if o.Wait {
-		return cmdutil.WaitFor(ctx, o.Factory, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Suspended, o.Timeout)
+		return jobwait.For(ctx, o.IO, o.Factory.Platform, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Suspended, o.Timeout)
 	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "Its pods are being deleted. Resume it with: %s resume %s\n", o.Factory.ExecutableName, t)

@@ -11,17 +11,13 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/printers"
-	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/storage"
 	"github.com/easyai-dev/easyai/pkg/transfer"
 )
@@ -45,16 +41,13 @@ type Options struct {
 	To        string
 	Storage   string
 	Print     *printers.PrintFlags
-	cmdutil.TransferFlags
+	// Setup holds the flags of the stream and of the uploader pod, and
+	// (Complete) the clients.
+	transfer.Setup
 
 	// Set by Validate and Complete.
 	spec       storage.Spec
 	storageSet bool
-	Kube       kubernetes.Interface
-	RESTConfig *rest.Config
-	Executor   remote.Executor
-	// Backoff is the first wait before resuming a broken stream.
-	Backoff time.Duration
 }
 
 // NewCmdUpload returns the command; runF replaces Complete and Run in tests.
@@ -139,7 +132,7 @@ document on stdout.`,
 	})
 	fl.StringVar(&o.Storage, "storage", "", "the storage, "+storage.Form+" (default: the storage setting)")
 	o.Print.AddFlags(cmd)
-	o.TransferFlags.AddFlags(cmd, "uploader", "sh, sleep, mkdir, head, tar, find and stat")
+	o.Flags.AddFlags(cmd, "uploader", "sh, sleep, mkdir, head, tar, find and stat")
 	return cmd
 }
 
@@ -164,7 +157,7 @@ func (o *Options) Validate() error {
 	if _, err := uploadName(o.LocalPath); err != nil {
 		return err
 	}
-	if err := o.TransferFlags.Validate(); err != nil {
+	if err := o.Flags.Validate(); err != nil {
 		return err
 	}
 	if o.To == "" {
@@ -199,18 +192,16 @@ func uploadName(local string) (string, error) {
 
 // Complete resolves the namespace, the clients and the storage setting.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
+	r, err := o.CompleteReplicas(o.Factory)
 	if err != nil {
 		return err
 	}
-	o.Namespace, o.Client, o.Kube, o.RESTConfig = r.Namespace, r.Jobs, r.Kube, r.Config
-	o.Executor = r.Executor()
-	o.Backoff = transfer.DefaultBackoff
+	o.Connect(r, o.Factory.Now)
 	cfg, err := o.Factory.Config()
 	if err != nil {
 		return err
 	}
-	if err := o.TransferFlags.Complete(o.Factory); err != nil {
+	if err := o.Flags.Complete(o.Factory.Config); err != nil {
 		return err
 	}
 	if !o.storageSet && !o.toJob() {
@@ -252,63 +243,80 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	vol := transfer.Volume{
-		Kube: o.Kube, Config: o.RESTConfig, Executor: o.Executor, Namespace: o.Namespace,
-		Image: o.FetcherImage, PodTimeout: o.FetcherTimeout, Deadline: o.FetcherDeadline, Now: o.Factory.Now,
+	t, err := o.target(ctx)
+	if err != nil {
+		return err
 	}
-	var sum Summary
-	var dir string // the target, relative to the prefix
+	sum := Summary{Job: t.job, Storage: o.spec.String(), Path: path.Join(t.dir, name), Location: o.spec.Location(path.Join(t.dir, name))}
+	fmt.Fprintf(o.IO.ErrOut, "Uploading %s to %s\n", o.LocalPath, sum.Location)
+	req := o.UploadRequest(t.volume, path.Join(o.spec.Prefix, t.dir), o.LocalPath, name, o.IO.ErrOut)
+	bar := cmdutil.TerminalProgress(o.IO, sum.Location)
+	if bar != nil {
+		req.Progress = bar
+	}
+	res, err := transfer.Upload(ctx, req)
+	bar.Stop()
+	if err != nil {
+		return err
+	}
+	return o.report(res, sum, name)
+}
+
+// target is where an upload goes: dir, relative to the storage's prefix;
+// the job (KIND/NAME) whose share_dir it is, if any; and the volume.
+type target struct {
+	dir    string
+	job    string
+	volume transfer.Volume
+}
+
+// target resolves --to: the user's data directory or the team's share
+// directory on the storage, or a job's share_dir (jobTarget).
+func (o *Options) target(ctx context.Context) (target, error) {
 	switch o.To {
 	case ToData:
 		user, err := o.Factory.User(ctx)
 		if err != nil {
-			return fmt.Errorf("who you are decides your data directory: %w", err)
+			return target{}, fmt.Errorf("who you are decides your data directory: %w", err)
 		}
-		dir = storage.DefaultDataDir(user)
+		return target{dir: storage.DefaultDataDir(user), volume: o.Volume(o.Namespace, o.spec)}, nil
 	case ToShare:
-		dir = shareDir
-	default:
-		k, obj, err := o.Client.Find(ctx, o.Namespace, o.Ref)
-		if err != nil {
-			return err
-		}
-		sum.Job = k.Name() + "/" + obj.GetName()
-		v, err := storage.Of(obj)
-		switch {
-		case errors.Is(err, storage.ErrNoStorage):
-			return exit.NotFoundErrorf("%s was submitted without --storage: it has no share_dir to upload to", sum.Job)
-		case err != nil:
-			return err
-		case o.storageSet && !o.spec.Same(v.Spec):
-			return exit.UsageErrorf("--storage %s: %s is on %s; leave --storage out to upload to its share_dir", o.Storage, sum.Job, v.Spec.String())
-		}
-		share, _ := v.Dir(storage.ShareDir)
-		o.spec, dir = v.Spec, share.SubPath
-		if vol.Placement, err = transfer.PlacementOf(obj); err != nil {
-			return err
-		}
-		vol.JobName = obj.GetName()
+		return target{dir: shareDir, volume: o.Volume(o.Namespace, o.spec)}, nil
 	}
-	vol.Storage = o.spec
-	sum.Storage, sum.Path, sum.Location = o.spec.String(), path.Join(dir, name), o.spec.Location(path.Join(dir, name))
+	return o.jobTarget(ctx)
+}
 
-	fmt.Fprintf(o.IO.ErrOut, "Uploading %s to %s\n", o.LocalPath, sum.Location)
-	req := transfer.UploadRequest{
-		Volume: vol, SubPath: path.Join(o.spec.Prefix, dir), Local: o.LocalPath, Into: name,
-		Retries: o.Retries, Backoff: o.Backoff, IdleTimeout: o.IdleTimeout, Warnings: o.IO.ErrOut,
-	}
-	var bar *cmdutil.ProgressBar
-	if o.IO.IsStderrTTY() {
-		bar = cmdutil.NewProgressBar(o.IO.ErrOut, sum.Location)
-		req.Progress = bar
-	}
-	res, err := transfer.Upload(ctx, req)
-	if bar != nil {
-		bar.Stop()
-	}
+// jobTarget is the share_dir of --to's job on the job's own storage (which
+// o.spec becomes), uploaded by a pod placed as the job's pods.
+func (o *Options) jobTarget(ctx context.Context) (target, error) {
+	k, obj, err := o.Client.Find(ctx, o.Namespace, o.Ref)
 	if err != nil {
-		return err
+		return target{}, err
 	}
+	job := k.Name() + "/" + obj.GetName()
+	v, err := storage.Of(obj)
+	switch {
+	case errors.Is(err, storage.ErrNoStorage):
+		return target{}, exit.NotFoundErrorf("%s was submitted without --storage: it has no share_dir to upload to", job)
+	case err != nil:
+		return target{}, err
+	case o.storageSet && !o.spec.Same(v.Spec):
+		return target{}, exit.UsageErrorf("--storage %s: %s is on %s; leave --storage out to upload to its share_dir", o.Storage, job, v.Spec.String())
+	}
+	share, _ := v.Dir(storage.ShareDir)
+	o.spec = v.Spec
+	placement, err := transfer.PlacementOf(obj)
+	if err != nil {
+		return target{}, err
+	}
+	vol := o.Volume(o.Namespace, o.spec)
+	vol.JobName, vol.Placement = obj.GetName(), placement
+	return target{dir: share.SubPath, job: job, volume: vol}, nil
+}
+
+// report says on stderr what was uploaded and how a job reads it; -o
+// prints the summary as a document.
+func (o *Options) report(res transfer.UploadResult, sum Summary, name string) error {
 	fmt.Fprintf(o.IO.ErrOut, "Uploaded %s, %s to %s in %s%s\n",
 		printers.Count(res.Files, "file"), printers.Bytes(res.Bytes), sum.Location, printers.Elapsed(res.Elapsed), printers.TransferNotes(res.Refused, "left out", res.Retries))
 	switch o.To {

@@ -11,6 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/waiter"
@@ -27,7 +28,7 @@ type Options struct {
 	// StuckAfter is --stuck-after.
 	StuckAfter time.Duration
 	Print      *printers.PrintFlags
-	Notify     cmdutil.NotifyFlags
+	Notify     jobwait.NotifyFlags
 
 	// Set by Validate.
 	For waiter.Condition
@@ -137,7 +138,7 @@ func (o *Options) Complete() error {
 		return err
 	}
 	var err error
-	o.notifier, err = o.Notify.Notifier(o.Factory)
+	o.notifier, err = o.Notify.Notifier(o.Factory.Config, o.IO.ErrOut, o.Factory.Now)
 	return err
 }
 
@@ -147,7 +148,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w := cmdutil.Wait{IO: o.IO, Platform: o.Platform, Job: job,
+	w := jobwait.Wait{IO: o.IO, Platform: o.Platform, Job: job,
 		For: o.For, Timeout: o.Timeout, StuckAfter: o.StuckAfter, Document: o.Print.Document(), Notify: o.notifier}
 	return w.Run(ctx)
 }

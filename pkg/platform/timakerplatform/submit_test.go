@@ -38,7 +38,7 @@ func submission(t *testing.T, kind string, args ...string) *submit.Submission {
 		Settings: submit.Settings{GPUResource: config.DefaultGPUResource}}
 	fs := pflag.NewFlagSet("submit "+kind, pflag.ContinueOnError)
 	v := &s.Flags
-	v.AddFlags(fs)
+	v.Declare(fs)
 	fs.StringVar(&s.ChartDir, "chart", "", "")
 	fs.StringArrayVar(&s.Set, "set", nil, "")
 	dryRun := fs.String("dry-run", string(submit.DryRunNone), "")

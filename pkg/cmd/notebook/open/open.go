@@ -11,9 +11,21 @@ import (
 	"github.com/easyai-dev/easyai/pkg/webopen"
 )
 
+// Options are notebook open's: webopen's on the notebook's job, and the
+// factory that resolves the clients.
+type Options struct {
+	Factory *cmdutil.Factory
+	webopen.Options
+}
+
+// Complete resolves the namespace, the clients and the browser.
+func (o *Options) Complete() error {
+	return o.Connect(cmdutil.ReplicaClients(o.Factory))
+}
+
 // NewCmdOpen returns "notebook open"; runF replaces Complete and Run in tests.
-func NewCmdOpen(f *cmdutil.Factory, runF func(*webopen.Options) error) *cobra.Command {
-	o := &webopen.Options{Factory: f, IO: f.IOStreams, Name: notebook.Endpoint}
+func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, Options: webopen.Options{IO: f.IOStreams, Name: notebook.Endpoint}}
 	cmd := &cobra.Command{
 		Use:   "open NAME",
 		Short: "Open a notebook in the browser, logged in",
@@ -30,7 +42,7 @@ page, never on stdout (--show-token prints it) or on a command line.`,
 			if err != nil {
 				return err
 			}
-			o.JobArg = r.Kind.Name() + "/" + r.Name
+			o.Ref, o.JobArg = r, r.Kind.Name()+"/"+r.Name
 			o.Check = func(j *remote.Job) error {
 				if !notebook.Is(j.Object.GetLabels()) {
 					return notebook.NotANotebook(args[0])

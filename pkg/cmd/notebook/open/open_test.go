@@ -8,7 +8,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/notebook"
-	"github.com/easyai-dev/easyai/pkg/webopen"
 )
 
 func run(cmd *cobra.Command, args ...string) error {
@@ -19,8 +18,8 @@ func run(cmd *cobra.Command, args ...string) error {
 
 func TestOpenIsJupyterOfThePyTorchJob(t *testing.T) {
 	f, _, _ := cmdutiltest.Factory(t, false, jobclienttest.Dynamic(), nil)
-	var got *webopen.Options
-	if err := run(NewCmdOpen(f, func(o *webopen.Options) error { got = o; return nil }), "explore", "--no-browser"); err != nil {
+	var got *Options
+	if err := run(NewCmdOpen(f, func(o *Options) error { got = o; return nil }), "explore", "--no-browser"); err != nil {
 		t.Fatal(err)
 	}
 	if got.Ref.String() != "pytorch/explore" || got.Name != notebook.Endpoint || !got.NoBrowser || got.Check == nil {

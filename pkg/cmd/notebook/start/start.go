@@ -19,8 +19,10 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/waiter"
@@ -37,7 +39,7 @@ type Options struct {
 	ref       jobclient.Ref
 	namespace string
 	client    *jobclient.Client
-	replicas  *cmdutil.Replicas
+	replicas  *remote.Clients
 	p         platform.Platform
 }
 
@@ -104,7 +106,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "started notebook %s\n", o.Name)
 	if o.Wait {
-		if err := cmdutil.WaitFor(ctx, o.Factory, o.ref, waiter.Running, o.Timeout); err != nil {
+		if err := jobwait.For(ctx, o.IO, o.Factory.Platform, o.ref, waiter.Running, o.Timeout); err != nil {
 			return err
 		}
 	}

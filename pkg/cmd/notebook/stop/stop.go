@@ -14,8 +14,10 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -30,7 +32,7 @@ type Options struct {
 	ref       jobclient.Ref
 	namespace string
 	client    *jobclient.Client
-	replicas  *cmdutil.Replicas
+	replicas  *remote.Clients
 	p         platform.Platform
 }
 
@@ -95,7 +97,7 @@ func (o *Options) Run(ctx context.Context) error {
 	fmt.Fprintf(o.IO.Out, "stopped notebook %s\n", o.Name)
 	fmt.Fprintf(o.IO.ErrOut, "Its workspace stays on the storage. Start it again with: %s notebook start %s\n", o.Factory.ExecutableName, o.Name)
 	if o.Wait {
-		return cmdutil.WaitFor(ctx, o.Factory, o.ref, waiter.Suspended, o.Timeout)
+		return jobwait.For(ctx, o.IO, o.Factory.Platform, o.ref, waiter.Suspended, o.Timeout)
 	}
 	return nil
 }

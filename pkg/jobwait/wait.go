@@ -1,4 +1,9 @@
-package cmdutil
+// Package jobwait is one wait on a job, on any platform, and its report:
+// the state reached on stderr, the job's document on stdout (-o), and the
+// webhooks told how the wait ended (--notify, --notify-on, NotifyFlags).
+// wait, submit --wait, suspend --wait, resume --wait and notebook --wait
+// run it.
+package jobwait
 
 import (
 	"context"
@@ -133,10 +138,11 @@ func eventOf(err error, waited *platform.Waited, c waiter.Condition) (notify.Eve
 	return notify.Succeeded, true
 }
 
-// WaitFor finds the job ref names on the factory's platform and waits for
-// it, reporting on stderr only (suspend --wait, resume --wait).
-func WaitFor(ctx context.Context, f *Factory, ref jobclient.Ref, c waiter.Condition, timeout time.Duration) error {
-	p, err := f.Platform()
+// For finds the job ref names on the platform and waits for it, reporting
+// on stderr only (suspend --wait, resume --wait). platformOf (the
+// factory's Platform) is called then, not before.
+func For(ctx context.Context, io *iostreams.IOStreams, platformOf func() (platform.Platform, error), ref jobclient.Ref, c waiter.Condition, timeout time.Duration) error {
+	p, err := platformOf()
 	if err != nil {
 		return err
 	}
@@ -144,5 +150,5 @@ func WaitFor(ctx context.Context, f *Factory, ref jobclient.Ref, c waiter.Condit
 	if err != nil {
 		return err
 	}
-	return (&Wait{IO: f.IOStreams, Platform: p, Job: job, For: c, Timeout: timeout, StuckAfter: waiter.DefaultStuckAfter}).Run(ctx)
+	return (&Wait{IO: io, Platform: p, Job: job, For: c, Timeout: timeout, StuckAfter: waiter.DefaultStuckAfter}).Run(ctx)
 }

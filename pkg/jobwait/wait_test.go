@@ -1,4 +1,4 @@
-package cmdutil_test
+package jobwait_test
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -101,7 +101,7 @@ func notifierTo(t *testing.T, errOut io.Writer, when notify.When, urls ...string
 func runWait(t *testing.T, p *waitingPlatform, c waiter.Condition, doc printers.DocumentPrinter, when notify.When, urls ...string) (err error, stdout, stderr string) {
 	t.Helper()
 	io, _, out, errOut := iostreams.Test()
-	w := cmdutil.Wait{IO: io, Platform: p, Job: &platform.Job{Item: documentIn(jobmodel.Running).Item},
+	w := jobwait.Wait{IO: io, Platform: p, Job: &platform.Job{Item: documentIn(jobmodel.Running).Item},
 		For: c, Timeout: time.Hour, Document: doc, Notify: notifierTo(t, errOut, when, urls...)}
 	err = w.Run(context.Background())
 	return err, out.String(), errOut.String()

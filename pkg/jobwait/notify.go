@@ -1,7 +1,9 @@
-package cmdutil
+package jobwait
 
 import (
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +35,7 @@ func (n *NotifyFlags) AddFlags(cmd *cobra.Command) {
 	fs.StringArrayVar(&n.URLs, "notify", nil, "when the wait ends, POST to this webhook: "+notify.Form+
 		" (repeatable; default: the configuration's notify; \"none\": no notification; docs/notifications.md)")
 	fs.StringSliceVar(&n.On, "notify-on", nil, "what is notified: finished (success, failure, timeout, deletion), failed (those but success), running (the job was seen running), suspended (a wait for suspended reached); a comma list (default: every way the wait can end)")
-	_ = cmd.RegisterFlagCompletionFunc("notify-on", CompleteWords(notify.OnValues...))
+	_ = cmd.RegisterFlagCompletionFunc("notify-on", cobra.FixedCompletions(notify.OnValues, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("notify", cobra.FixedCompletions([]string{"slack:", "teams:", "https://", notify.None}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 }
 
@@ -76,13 +78,15 @@ func (n *NotifyFlags) Validate(c waiter.Condition, onChanged bool) error {
 }
 
 // Notifier is what notifies the wait's events: the --notify webhooks, else
-// the configuration's (notify); nil when there are none or --notify
-// none. --notify-on without any webhook is a usage error.
-func (n *NotifyFlags) Notifier(f *Factory) (*notify.Notifier, error) {
+// the configuration's (notify; settings, the factory's Config, is read
+// only then); nil when there are none or --notify none. --notify-on
+// without any webhook is a usage error. warnings (stderr) get a line for
+// each webhook not reached; now is the clock of the notifications.
+func (n *NotifyFlags) Notifier(settings func() (*config.Config, error), warnings io.Writer, now func() time.Time) (*notify.Notifier, error) {
 	if n.none {
 		return nil, nil
 	}
-	cfg, err := f.Config()
+	cfg, err := settings()
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +108,7 @@ func (n *NotifyFlags) Notifier(f *Factory) (*notify.Notifier, error) {
 		return nil, nil
 	}
 	return &notify.Notifier{
-		Webhooks: webhooks, When: n.when, Warnings: f.IOStreams.ErrOut,
-		UserAgent: fmt.Sprintf("easyai/%s", build.Version), Now: f.Now,
+		Webhooks: webhooks, When: n.when, Warnings: warnings,
+		UserAgent: fmt.Sprintf("easyai/%s", build.Version), Now: now,
 	}, nil
 }

@@ -1,25 +1,25 @@
-package cmdutil
+package sshaccess
 
 import (
 	"os"
 	"path/filepath"
 
-	"github.com/easyai-dev/easyai/pkg/sshaccess"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
-// SSHProxy is how an ssh ProxyCommand runs this easyai: its absolute path,
-// and the kubeconfig and context of this run, pinned (a later change of
-// the current context must not send a connection elsewhere).
-func SSHProxy(f *Factory) (sshaccess.Proxy, error) {
+// ProxyOf is how an ssh ProxyCommand runs this easyai: its absolute path,
+// and the kubeconfig and context of the run's connection flags (nil: none),
+// pinned (a later change of the current context must not send a
+// connection elsewhere).
+func ProxyOf(cf *genericclioptions.ConfigFlags) (Proxy, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return sshaccess.Proxy{}, err
+		return Proxy{}, err
 	}
 	if abs, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = abs
 	}
-	p := sshaccess.Proxy{Executable: exe}
-	cf := f.ConfigFlags
+	p := Proxy{Executable: exe}
 	if cf == nil {
 		return p, nil
 	}
@@ -36,9 +36,9 @@ func SSHProxy(f *Factory) (sshaccess.Proxy, error) {
 	return p, nil
 }
 
-// SSHDir is where easyai keeps the known hosts of the jobs' sshd:
+// KnownHostsDir is where easyai keeps the known hosts of the jobs' sshd:
 // $XDG_CONFIG_HOME/easyai/ssh (~/.config/easyai/ssh).
-func SSHDir() (string, error) {
+func KnownHostsDir() (string, error) {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
