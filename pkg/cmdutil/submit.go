@@ -6,15 +6,13 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
-	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
-// CompleteSubmission gives a submission what it takes from the
+// CompleteSubmission gives a job request what it takes from the
 // configuration and the run: the settings' defaults, the prompter (on a
-// terminal only), stderr for its notes, and the upload of --code dir:PATH
-// on the replicas' clients (submit.Submission.UseEnv).
-func CompleteSubmission(f *Factory, s *submit.Submission) error {
+// terminal only) and stderr for its notes (submit.JobRequest.UseEnv).
+func CompleteSubmission(f *Factory, s *submit.JobRequest) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
@@ -23,10 +21,6 @@ func CompleteSubmission(f *Factory, s *submit.Submission) error {
 		Settings: submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource,
 			Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend, Storage: cfg.Storage, Preemptible: cfg.Preemptible},
 		Notes: f.IOStreams.ErrOut,
-		Code: submit.CodeUploader{
-			Clients: func() (*remote.Clients, error) { return ReplicaClients(f) },
-			Image:   cfg.FetcherImage, Now: f.Now, Notes: f.IOStreams.ErrOut,
-		},
 	}
 	if f.IOStreams.CanPrompt() {
 		env.Prompter = f.Prompter

@@ -172,10 +172,10 @@ func Marks(name string) (labels, annotations []string, err error) {
 // SecretName is the Secret of a notebook's token.
 func SecretName(name string) string { return name + "-jupyter" }
 
-// Submission is the submission that creates the notebook spec asks for,
+// JobRequest is the request that creates the notebook spec asks for,
 // of kind k (KindName's), with settings and the rest of the submission's
 // fields left to the caller (cmdutil.CompleteSubmission).
-func (s Spec) Submission(reg *kinds.Registry, k kinds.Kind) (*submit.Submission, error) {
+func (s Spec) JobRequest(reg *kinds.Registry, k kinds.Kind) (*submit.JobRequest, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (s Spec) Submission(reg *kinds.Registry, k kinds.Kind) (*submit.Submission,
 	if err != nil {
 		return nil, err
 	}
-	sub := &submit.Submission{
+	sub := &submit.JobRequest{
 		Kinds: reg, Kind: k,
 		JobFiles: []render.ValueFile{{Name: "(the notebook's values)", Data: file}},
 		Flags: submit.Flags{

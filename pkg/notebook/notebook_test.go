@@ -72,12 +72,12 @@ func TestBadSpecsNameTheFlag(t *testing.T) {
 func TestTheSubmissionMakesANotebook(t *testing.T) {
 	reg := registry.Default()
 	k, _ := reg.Lookup(KindName)
-	sub, err := spec().Submission(reg, k)
+	req, err := spec().JobRequest(reg, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub.DryRun, sub.Notes = submit.DryRunClient, io.Discard
-	sub.ClientUser = func() (string, error) { return "alice@corp", nil }
+	req.DryRun, req.Notes = submit.DryRunClient, io.Discard
+	sub := &submit.Submission{JobRequest: *req, ClientUser: func() (string, error) { return "alice@corp", nil }}
 	res, err := sub.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -119,8 +119,9 @@ func TestTheSubmissionMakesANotebook(t *testing.T) {
 	// Without a storage: exit 2, naming it.
 	s := spec()
 	s.Storage = ""
-	sub, _ = s.Submission(reg, k)
-	sub.DryRun, sub.Notes = submit.DryRunClient, io.Discard
+	req, _ = s.JobRequest(reg, k)
+	req.DryRun, req.Notes = submit.DryRunClient, io.Discard
+	sub = &submit.Submission{JobRequest: *req, ClientUser: sub.ClientUser}
 	if _, err := sub.Run(context.Background()); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "a notebook keeps its workspace") {
 		t.Errorf("no storage: %v", err)
 	}

@@ -33,9 +33,9 @@ type Platform interface {
 	// command: "tf/mnist -n team-a", "mnist --cluster prod".
 	JobArgs(job *Job) string
 
-	// Submit renders the submission and creates the job, or for a dry
-	// run shows what it would send.
-	Submit(ctx context.Context, s *submit.Submission) (*Submitted, error)
+	// Submit makes the job req asks for, or for a dry run shows what it
+	// would send; it never changes req.
+	Submit(ctx context.Context, req *submit.JobRequest) (*Submitted, error)
 	// Find finds one job, cheaply: its summary, not its replicas.
 	Find(ctx context.Context, ref jobclient.Ref) (*Job, error)
 	// Describe is get's document of a job Find or List returned.

@@ -60,12 +60,15 @@ type Settings struct {
 	Preemptible string
 }
 
-// Submission is one "easyai submit", as helm's install action is one
-// install: it owns the values (flags, job files, --set and the settings'
-// defaults), the choice of a kind's backend, the rendering and the request
-// that creates the job. The command parses flags into it and prints what
-// Run returns.
-type Submission struct {
+// JobRequest is what the user asked to submit, the same value whatever
+// the platform: the kind, the common flags and the kind's own, the job
+// files, --set, the dry run and the configuration's defaults, and what the
+// command adds (a notebook's workspaces and token). Commands build it from
+// flags, job files and the settings (rerun and notebook start from a
+// recorded request) and hand it to platform.Platform.Submit, which never
+// changes it: each platform makes its own submission of it (Submission on
+// Kubernetes; timaker renders a copy the same way and reads its one role).
+type JobRequest struct {
 	Kinds *kinds.Registry
 	// Kind is the kind submitted; nil: the kind the first job file names.
 	Kind kinds.Kind
@@ -82,28 +85,13 @@ type Submission struct {
 	Set      []string
 	DryRun   DryRun
 
-	Namespace  string
 	Settings   Settings
 	CLIVersion string
 
-	// User is who submits (not asked for a client dry run: ClientUser is).
-	User       func(ctx context.Context) (string, error)
-	ClientUser func() (string, error)
 	// CheckSubmitter (when not nil) is told who submits, once that is
 	// known and before anything is made; its error ends the submission
 	// (rerun asks before it submits someone else's job as the user's).
 	CheckSubmitter func(user string) error
-	// Served tells whether the cluster serves a resource (for a backend
-	// choice); Dynamic creates the job.
-	Served  func(ctx context.Context, gvr schema.GroupVersionResource) (bool, error)
-	Dynamic func() (dynamic.Interface, error)
-	// FindJob finds a job of any kind in the namespace (--pretrained-from).
-	FindJob func(ctx context.Context, name string) (*unstructured.Unstructured, error)
-	// UploadCode copies --code dir:PATH onto the storage, at subPath
-	// (relative to the volume's root), before job (as rendered) is created;
-	// undo removes jobDir (subPath's parent, new with this submission)
-	// again when the job could not be created.
-	UploadCode func(ctx context.Context, job *unstructured.Unstructured, spec storage.Spec, subPath, jobDir, local string) (undo func(context.Context) error, err error)
 	// ExtraObjects, when set, adds objects to create beside the job, owned
 	// by it, as the devtools' are (a notebook's token Secret): values are
 	// the resolved values, job the job as rendered.
@@ -122,6 +110,32 @@ type Submission struct {
 
 	// validated: Validate succeeded, Run need not read the job files again.
 	validated bool
+}
+
+// Submission is one submission of a JobRequest to a Kubernetes namespace,
+// as helm's install action is one install: it owns the values (flags, job
+// files, --set and the settings' defaults), the choice of a kind's
+// backend, the rendering and the request that creates the job. The
+// Kubernetes platform makes it from the request and its clients.
+type Submission struct {
+	JobRequest
+
+	Namespace string
+	// User is who submits (not asked for a client dry run: ClientUser is).
+	User       func(ctx context.Context) (string, error)
+	ClientUser func() (string, error)
+	// Served tells whether the cluster serves a resource (for a backend
+	// choice); Dynamic creates the job.
+	Served  func(ctx context.Context, gvr schema.GroupVersionResource) (bool, error)
+	Dynamic func() (dynamic.Interface, error)
+	// FindJob finds a job of any kind in the namespace (--pretrained-from).
+	FindJob func(ctx context.Context, name string) (*unstructured.Unstructured, error)
+	// UploadCode copies --code dir:PATH onto the storage, at subPath
+	// (relative to the volume's root), before job (as rendered) is created;
+	// undo removes jobDir (subPath's parent, new with this submission)
+	// again when the job could not be created.
+	UploadCode func(ctx context.Context, job *unstructured.Unstructured, spec storage.Spec, subPath, jobDir, local string) (undo func(context.Context) error, err error)
+
 	// sshKey is the public key --ssh lets in, read by fillSSH.
 	sshKey string
 }
@@ -144,6 +158,9 @@ type Result struct {
 	// (TensorBoard's Deployment and Service, the Secrets of the devtools),
 	// as rendered or as created. A Secret's data is never to be printed.
 	Attachments []*unstructured.Unstructured
+	// GeneratedName is the name generated for the job ("": it was given);
+	// the platform says it once the job is made, or rendered for a dry run.
+	GeneratedName string
 }
 
 // ErrJobFileNamesNoKind is a job file without a "kind" key.
@@ -168,9 +185,9 @@ func KindOfJobFile(reg *kinds.Registry, file render.ValueFile) (kinds.Kind, erro
 	return k, nil
 }
 
-// Validate checks the submission without the cluster: the kind (from the
+// Validate checks the request without the cluster: the kind (from the
 // first job file when none is given) and that no job file names another.
-func (s *Submission) Validate() error {
+func (s *JobRequest) Validate() error {
 	if s.Kind == nil {
 		if len(s.JobFiles) == 0 {
 			return exit.UsageErrorf("name the kind (%s) or give a job file with -f", strings.Join(s.Kinds.SubmittableNames(), ", "))
@@ -228,9 +245,7 @@ func (s *Submission) Run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
-	if req.generatedName != "" && s.Notes != nil {
-		fmt.Fprintf(s.Notes, "Job name: %s\n", req.generatedName)
-	}
+	res.GeneratedName = req.generatedName
 	return res, nil
 }
 

@@ -28,7 +28,7 @@ func submission(t *testing.T, kind string) *Submission {
 	if !ok {
 		t.Fatalf("no kind %s", kind)
 	}
-	return &Submission{Kinds: reg, Kind: k, Notes: io.Discard}
+	return &Submission{JobRequest: JobRequest{Kinds: reg, Kind: k, Notes: io.Discard}}
 }
 
 // TestJobFilesNameTheirKind: a job file names the kind of a submission
@@ -37,7 +37,7 @@ func submission(t *testing.T, kind string) *Submission {
 func TestJobFilesNameTheirKind(t *testing.T) {
 	noKind := render.ValueFile{Name: "a.yaml", Data: []byte("name: x\n")}
 	pytorch := render.ValueFile{Name: "b.yaml", Data: []byte("kind: pytorchjob\n")}
-	s := &Submission{Kinds: registry.Default(), JobFiles: []render.ValueFile{pytorch, noKind}}
+	s := &Submission{JobRequest: JobRequest{Kinds: registry.Default(), JobFiles: []render.ValueFile{pytorch, noKind}}}
 	if err := s.Validate(); err != nil || s.Kind.Name() != "pytorch" {
 		t.Fatalf("kind %v, error %v", s.Kind, err)
 	}
@@ -46,7 +46,7 @@ func TestJobFilesNameTheirKind(t *testing.T) {
 	if err := s.Validate(); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "-f b.yaml is a pytorch job file, not tf") {
 		t.Errorf("error %v", err)
 	}
-	s = &Submission{Kinds: registry.Default(), JobFiles: []render.ValueFile{noKind}}
+	s = &Submission{JobRequest: JobRequest{Kinds: registry.Default(), JobFiles: []render.ValueFile{noKind}}}
 	if err := s.Validate(); !errors.Is(err, ErrJobFileNamesNoKind) || exit.Code(err) != exit.Usage {
 		t.Errorf("a job file naming no kind: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestConfiguredDefaultsAreChecked(t *testing.T) {
 // TestTheGeneratedNameIsSaidOnceTheJobIsMade: a submission whose check
 // fails (offline, on the cluster) or whose job the API server refuses says
 // no generated name, for nothing was made; one made, or that would be (a
-// dry run), says it once.
+// dry run), returns it for the platform to say once.
 func TestTheGeneratedNameIsSaidOnceTheJobIsMade(t *testing.T) {
 	refusing := func() (dynamic.Interface, error) {
 		client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{PVCs: "PersistentVolumeClaimList"}, claim("team"))
@@ -181,7 +181,8 @@ func TestTheGeneratedNameIsSaidOnceTheJobIsMade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if name := res.Object.GetName(); !strings.HasPrefix(name, "tf-") || notes.String() != "Job name: "+name+"\n" {
-		t.Errorf("job %s: notes %q, want the generated name once", name, notes.String())
+	// The platform says the name (kubeplatform, timakerplatform), once.
+	if name := res.Object.GetName(); !strings.HasPrefix(name, "tf-") || res.GeneratedName != name || strings.Contains(notes.String(), "Job name") {
+		t.Errorf("job %s: generated name %q, notes %q; want the name in the result, not said twice", name, res.GeneratedName, notes.String())
 	}
 }

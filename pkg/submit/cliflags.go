@@ -31,7 +31,7 @@ type ValueFlags struct {
 
 // AddFlags adds --chart, -f, --set and --dry-run to cmd, the chart and
 // --set going into s.
-func (v *ValueFlags) AddFlags(cmd *cobra.Command, s *Submission) {
+func (v *ValueFlags) AddFlags(cmd *cobra.Command, s *JobRequest) {
 	fs := cmd.Flags()
 	fs.StringVar(&s.ChartDir, "chart", "", "render this chart directory instead of the kind's built-in chart")
 	fs.StringArrayVarP(&v.JobFilePaths, "values", "f", nil, `values file, "-" for standard input (repeatable; later files win)`)

@@ -26,20 +26,17 @@ type RunEnv struct {
 	Prompter prompter.Prompter
 	// Notes get what the user should know and is not data (stderr).
 	Notes io.Writer
-	// Code uploads --code dir:PATH.
-	Code CodeUploader
 }
 
-// UseEnv gives the submission its run's settings, prompter, notes and code
-// upload, and this easyai's version, recorded on the job.
-func (s *Submission) UseEnv(e RunEnv) {
+// UseEnv gives the request its run's settings, prompter and notes, and
+// this easyai's version, recorded on the job.
+func (s *JobRequest) UseEnv(e RunEnv) {
 	s.Settings = e.Settings
 	s.CLIVersion = build.Version
 	if e.Prompter != nil {
 		s.Prompter = e.Prompter
 	}
 	s.Notes = e.Notes
-	s.UploadCode = e.Code.Upload
 }
 
 // CodeUploader uploads --code dir:PATH onto the storage through an

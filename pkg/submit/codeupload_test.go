@@ -31,9 +31,9 @@ func (askNothing) Confirm(string, bool) (bool, error)           { return false, 
 func TestUseEnv(t *testing.T) {
 	var notes bytes.Buffer
 	own := askNothing{"own"}
-	s := &Submission{Prompter: own}
+	s := &JobRequest{Prompter: own}
 	s.UseEnv(RunEnv{Settings: Settings{Image: "train:1", Queue: "q"}, Notes: &notes})
-	if s.Settings.Image != "train:1" || s.Settings.Queue != "q" || s.Notes != &notes || s.CLIVersion != build.Version || s.UploadCode == nil {
+	if s.Settings.Image != "train:1" || s.Settings.Queue != "q" || s.Notes != &notes || s.CLIVersion != build.Version {
 		t.Errorf("submission %+v", s)
 	}
 	if s.Prompter != own {

@@ -36,7 +36,7 @@ func placementSubmission(t *testing.T, forbidden bool) (*Submission, *strings.Bu
 		})
 	}
 	var notes strings.Builder
-	s := &Submission{DryRun: DryRunServer, Notes: &notes,
+	s := &Submission{JobRequest: JobRequest{DryRun: DryRunServer, Notes: &notes},
 		Dynamic: func() (dynamic.Interface, error) { return client, nil },
 		Served:  func(context.Context, schema.GroupVersionResource) (bool, error) { return true, nil }}
 	return s, &notes

@@ -24,6 +24,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/platform/kubeplatform"
 	"github.com/easyai-dev/easyai/pkg/platform/timakerplatform"
 	"github.com/easyai-dev/easyai/pkg/prompter"
+	"github.com/easyai-dev/easyai/pkg/remote"
+	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/timaker"
 )
 
@@ -124,6 +126,7 @@ func New() *cmdutil.Factory {
 		return &kubeplatform.Platform{
 			Kinds: f.Kinds, Namespace: f.Namespace, Jobs: f.JobsClient, Kube: f.KubeClient, Dynamic: f.DynamicClient,
 			User: f.User, KubeconfigUser: f.KubeconfigUser, GPUResources: cfg.GPUResourceNames(),
+			Code:  codeUploader(f, cfg.FetcherImage),
 			Notes: f.IOStreams.ErrOut, Now: f.Now,
 		}, nil
 	})
@@ -199,4 +202,13 @@ func kubeconfigHasCluster(flags *genericclioptions.ConfigFlags, name string) boo
 	}
 	_, ok := raw.Clusters[name]
 	return ok
+}
+
+// codeUploader uploads --code dir:PATH through the replicas' clients, the
+// uploader pod running image (the fetcher-image setting).
+func codeUploader(f *cmdutil.Factory, image string) submit.CodeUploader {
+	return submit.CodeUploader{
+		Clients: func() (*remote.Clients, error) { return cmdutil.ReplicaClients(f) },
+		Image:   image, Now: f.Now, Notes: f.IOStreams.ErrOut,
+	}
 }

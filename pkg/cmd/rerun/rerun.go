@@ -29,7 +29,7 @@ type Options struct {
 
 	// Submission is what the flags ask for; Run adds the kind and the
 	// values recorded on the job, below the flags and -f files.
-	Submission submit.Submission
+	Request submit.JobRequest
 	submit.ValueFlags
 	// Backend is --backend, for a kind that has two ("": the kind's
 	// default, auto).
@@ -45,10 +45,10 @@ type Options struct {
 // NewCmdRerun returns the command; runF replaces Complete and Run in tests.
 func NewCmdRerun(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{
-		Factory:    f,
-		IO:         f.IOStreams,
-		Submission: submit.Submission{Kinds: f.Kinds},
-		Print:      printers.NewPrintFlags("a line naming the new job; dry runs: yaml", printers.FormatName, printers.FormatJSON, printers.FormatYAML),
+		Factory: f,
+		IO:      f.IOStreams,
+		Request: submit.JobRequest{Kinds: f.Kinds},
+		Print:   printers.NewPrintFlags("a line naming the new job; dry runs: yaml", printers.FormatName, printers.FormatJSON, printers.FormatYAML),
 	}
 	cmd := &cobra.Command{
 		Use:   "rerun JOB [flags] [-- COMMAND [ARGS...]]",
@@ -95,8 +95,8 @@ them as a job file.`,
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	o.Submission.Flags.AddFlags(cmd)
-	o.ValueFlags.AddFlags(cmd, &o.Submission)
+	o.Request.Flags.AddFlags(cmd)
+	o.ValueFlags.AddFlags(cmd, &o.Request)
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "submit again a job someone else submitted without asking (required for one when not on a terminal)")
 	cmd.Flags().StringVar(&o.Backend, "backend", "", "what serves a kind that has two, as submit KIND --backend takes it (pytorch, jax, xgboost: training-operator, trainer or auto; colossalai: t9k, volcano or auto)")
 	o.Print.AddFlags(cmd)
@@ -120,12 +120,12 @@ func jobBeforeDash(cmd *cobra.Command, args []string) error {
 func (o *Options) runCommand(cmd *cobra.Command, args []string, runF func(*Options) error) error {
 	o.JobArg = args[0]
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		o.Submission.Flags.Command = args[dash:]
+		o.Request.Flags.Command = args[dash:]
 	}
 	o.flags = cmd.Flags()
-	o.Submission.Flags.Changed = func(flag string) bool {
+	o.Request.Flags.Changed = func(flag string) bool {
 		if flag == "command" {
-			return len(o.Submission.Flags.Command) > 0
+			return len(o.Request.Flags.Command) > 0
 		}
 		return o.changed(flag)
 	}
@@ -133,7 +133,7 @@ func (o *Options) runCommand(cmd *cobra.Command, args []string, runF func(*Optio
 	if err != nil {
 		return err
 	}
-	o.Submission.JobFiles = files
+	o.Request.JobFiles = files
 	return cmdutil.RunSteps(cmd.Context(), o, runF)
 }
 
@@ -155,13 +155,13 @@ func (o *Options) Validate() error {
 	if err != nil {
 		return err
 	}
-	o.Submission.DryRun = dryRun
+	o.Request.DryRun = dryRun
 	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete adds the settings and the platform.
 func (o *Options) Complete() error {
-	if err := cmdutil.CompleteSubmission(o.Factory, &o.Submission); err != nil {
+	if err := cmdutil.CompleteSubmission(o.Factory, &o.Request); err != nil {
 		return err
 	}
 	return o.CompletePlatform(o.Factory)
@@ -180,13 +180,13 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.fromRecorded(job, recorded); err != nil {
 		return err
 	}
-	o.Submission.CheckSubmitter = func(me string) error { return o.confirmOthersJob(job, recorded, me) }
-	res, err := o.Platform.Submit(ctx, &o.Submission)
+	o.Request.CheckSubmitter = func(me string) error { return o.confirmOthersJob(job, recorded, me) }
+	res, err := o.Platform.Submit(ctx, &o.Request)
 	if err != nil {
 		return err
 	}
 	byDefault := printers.FormatDefault
-	if o.Submission.DryRun != submit.DryRunNone {
+	if o.Request.DryRun != submit.DryRunNone {
 		byDefault = printers.FormatYAML
 	}
 	return cmdutil.PrintSubmitted(o.Factory, o.Platform, o.Print, res, byDefault)
@@ -197,7 +197,7 @@ func (o *Options) Run(ctx context.Context) error {
 // file, its experiment unless --experiment is given, and the annotation
 // naming it.
 func (o *Options) fromRecorded(job *platform.Job, recorded *platform.Recorded) error {
-	s := &o.Submission
+	s := &o.Request
 	k := recorded.Kind
 	file, err := recorded.JobFile()
 	if err != nil {
@@ -254,11 +254,11 @@ func (o *Options) confirmOthersJob(job *platform.Job, recorded *platform.Recorde
 			}
 		}
 	}
-	if o.Submission.Flags.Changed != nil && o.Submission.Flags.Changed("image") {
-		image = o.Submission.Flags.Image
+	if o.Request.Flags.Changed != nil && o.Request.Flags.Changed("image") {
+		image = o.Request.Flags.Image
 	}
-	if len(o.Submission.Flags.Command) > 0 {
-		command = printers.ShellJoin(o.Submission.Flags.Command)
+	if len(o.Request.Flags.Command) > 0 {
+		command = printers.ShellJoin(o.Request.Flags.Command)
 	}
 	w := o.IO.ErrOut
 	fmt.Fprintf(w, "%s was submitted by %s, not by you (%s). Submitted again, as yours, it runs:\n", job, owner, jobmodel.OneLine(me))
@@ -266,7 +266,7 @@ func (o *Options) confirmOthersJob(job *platform.Job, recorded *platform.Recorde
 	fmt.Fprintf(w, "  command: %s\n", orNone(jobmodel.OneLine(command)))
 	fmt.Fprintf(w, "  env:     %s\n", orNone(jobmodel.OneLine(strings.Join(envNames, ", "))))
 	switch {
-	case o.Yes || o.Submission.DryRun != submit.DryRunNone:
+	case o.Yes || o.Request.DryRun != submit.DryRunNone:
 		return nil
 	case !o.IO.CanPrompt():
 		return exit.UsageErrorf("rerun of a job %s submitted: give --yes to submit what it runs as yours", owner)

@@ -40,22 +40,22 @@ func TestNewCmdRerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fl := got.Submission.Flags
+	fl := got.Request.Flags
 	if got.Ref.String() != "tf/mnist" || fl.Name != "mnist-2" || fl.Workers != 3 || fl.Image != "tf:2" || got.Print.Output != "yaml" {
 		t.Errorf("ref %s, flags %+v, -o %q", got.Ref, fl, got.Print.Output)
 	}
 	if strings.Join(fl.Command, " ") != "python train.py --lr 0.2" || !fl.Changed("command") || !fl.Changed("workers") || fl.Changed("gpus") {
 		t.Errorf("command %q, changed command %v workers %v gpus %v", fl.Command, fl.Changed("command"), fl.Changed("workers"), fl.Changed("gpus"))
 	}
-	if got.Submission.DryRun != "client" || strings.Join(got.Submission.Set, ",") != "shmSize=1Gi" {
-		t.Errorf("dry run %q, set %v", got.Submission.DryRun, got.Submission.Set)
+	if got.Request.DryRun != "client" || strings.Join(got.Request.Set, ",") != "shmSize=1Gi" {
+		t.Errorf("dry run %q, set %v", got.Request.DryRun, got.Request.Set)
 	}
 
 	if err := execute(f, func(o *Options) error { got = o; return nil }, "mnist"); err != nil {
 		t.Fatal(err)
 	}
-	if got.Ref.String() != "mnist" || got.Submission.Flags.Changed("command") || got.Submission.DryRun != "none" {
-		t.Errorf("rerun mnist: ref %s, command %v, dry run %q", got.Ref, got.Submission.Flags.Command, got.Submission.DryRun)
+	if got.Ref.String() != "mnist" || got.Request.Flags.Changed("command") || got.Request.DryRun != "none" {
+		t.Errorf("rerun mnist: ref %s, command %v, dry run %q", got.Ref, got.Request.Flags.Command, got.Request.DryRun)
 	}
 }
 

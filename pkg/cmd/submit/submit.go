@@ -30,7 +30,7 @@ type Options struct {
 	IO      *iostreams.IOStreams
 
 	// Submission is what the flags ask for; Complete adds the cluster.
-	Submission submit.Submission
+	Request submit.JobRequest
 
 	// ValueFlags are -f as given (Submission.JobFiles holds them
 	// read) and --dry-run.
@@ -98,10 +98,10 @@ printed, and a webhook that fails never changes the exit code: see
 
 func newOptions(f *cmdutil.Factory, k kinds.Kind) *Options {
 	return &Options{
-		Factory:    f,
-		IO:         f.IOStreams,
-		Submission: submit.Submission{Kinds: f.Kinds, Kind: k},
-		Print:      printers.NewPrintFlags("a line naming the job; dry runs: yaml", printers.FormatName, printers.FormatJSON, printers.FormatYAML),
+		Factory: f,
+		IO:      f.IOStreams,
+		Request: submit.JobRequest{Kinds: f.Kinds, Kind: k},
+		Print:   printers.NewPrintFlags("a line naming the job; dry runs: yaml", printers.FormatName, printers.FormatJSON, printers.FormatYAML),
 	}
 }
 
@@ -123,7 +123,7 @@ every replica; the operator injects the framework's environment.`, gvk.Kind, k.O
 		cmd.Long = doc.SubmitLong()
 	}
 	addCommonFlags(cmd, o)
-	o.Submission.KindValues = k.SubmitFlags(cmd.Flags())
+	o.Request.KindValues = k.SubmitFlags(cmd.Flags())
 	if lister, ok := k.(kinds.RuntimeLister); ok && cmd.Flags().Lookup("runtime") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("runtime", completeRuntimes(f, lister))
 	}
@@ -156,8 +156,8 @@ func completeRuntimes(f *cmdutil.Factory, lister kinds.RuntimeLister) cobra.Comp
 
 func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs := cmd.Flags()
-	o.Submission.Flags.AddFlags(cmd)
-	o.ValueFlags.AddFlags(cmd, &o.Submission)
+	o.Request.Flags.AddFlags(cmd)
+	o.ValueFlags.AddFlags(cmd, &o.Request)
 	o.Print.AddFlags(cmd)
 	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
 	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
@@ -169,14 +169,14 @@ func addCommonFlags(cmd *cobra.Command, o *Options) {
 // the command's context: Ctrl-C ends a read that waits) and runs the steps.
 func (o *Options) runCommand(cmd *cobra.Command, args []string, runF func(*Options) error) error {
 	o.args, o.dash = args, cmd.ArgsLenAtDash()
-	o.Submission.BackendFlags = cmd.Flags()
+	o.Request.BackendFlags = cmd.Flags()
 	o.changed = func(flag string) bool {
 		fl := cmd.Flags().Lookup(flag)
 		return fl != nil && fl.Changed
 	}
-	o.Submission.Flags.Changed = func(flag string) bool {
+	o.Request.Flags.Changed = func(flag string) bool {
 		if flag == "command" {
-			return len(o.Submission.Flags.Command) > 0
+			return len(o.Request.Flags.Command) > 0
 		}
 		return o.changed(flag)
 	}
@@ -201,13 +201,13 @@ func (o *Options) readJobFiles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	o.Submission.JobFiles = files
+	o.Request.JobFiles = files
 	return nil
 }
 
 // Validate checks the command line without the cluster.
 func (o *Options) Validate() error {
-	s := &o.Submission
+	s := &o.Request
 	if err := o.checkArgs(); err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func (o *Options) Validate() error {
 // checkArgs takes the command after "--"; anything before it is an error
 // that says what was meant.
 func (o *Options) checkArgs() error {
-	s := &o.Submission
+	s := &o.Request
 	before := o.args
 	if o.dash >= 0 {
 		before = o.args[:o.dash]
@@ -261,7 +261,7 @@ func (o *Options) checkArgs() error {
 
 // Complete adds the settings and the platform to the submission.
 func (o *Options) Complete() error {
-	if err := cmdutil.CompleteSubmission(o.Factory, &o.Submission); err != nil {
+	if err := cmdutil.CompleteSubmission(o.Factory, &o.Request); err != nil {
 		return err
 	}
 	var err error
@@ -275,12 +275,12 @@ func (o *Options) Complete() error {
 // Run submits the job (or prints it, for a dry run) and with --wait waits
 // for it.
 func (o *Options) Run(ctx context.Context) error {
-	res, err := o.platform.Submit(ctx, &o.Submission)
+	res, err := o.platform.Submit(ctx, &o.Request)
 	if err != nil {
 		return err
 	}
 	switch {
-	case o.Submission.DryRun != submit.DryRunNone:
+	case o.Request.DryRun != submit.DryRunNone:
 		return o.print(res, printers.FormatYAML)
 	case !o.Wait:
 		return o.print(res, printers.FormatDefault)

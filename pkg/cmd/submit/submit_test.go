@@ -33,19 +33,19 @@ func TestFlagsBecomeOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Submission.Kind.Name() != "tf" || o.Submission.Flags.Name != "mnist" || o.Submission.Flags.Workers != 4 || o.Submission.Flags.GPUs != 1 {
-		t.Errorf("options: %+v", o.Submission.Flags)
+	if o.Request.Kind.Name() != "tf" || o.Request.Flags.Name != "mnist" || o.Request.Flags.Workers != 4 || o.Request.Flags.GPUs != 1 {
+		t.Errorf("options: %+v", o.Request.Flags)
 	}
-	if got := strings.Join(o.Submission.Flags.Command, " "); got != "python train.py --lr 0.1" {
+	if got := strings.Join(o.Request.Flags.Command, " "); got != "python train.py --lr 0.1" {
 		t.Errorf("command %q", got)
 	}
-	if o.Submission.DryRun != "client" || o.Print.Output != "yaml" {
-		t.Errorf("--dry-run alone = %q, -o = %q", o.Submission.DryRun, o.Print.Output)
+	if o.Request.DryRun != "client" || o.Print.Output != "yaml" {
+		t.Errorf("--dry-run alone = %q, -o = %q", o.Request.DryRun, o.Print.Output)
 	}
-	if len(o.Submission.Flags.Env) != 2 || !o.Submission.Flags.Changed("gpus") || o.Submission.Flags.Changed("cpu") {
-		t.Errorf("env %v, changed gpus=%v cpu=%v", o.Submission.Flags.Env, o.Submission.Flags.Changed("gpus"), o.Submission.Flags.Changed("cpu"))
+	if len(o.Request.Flags.Env) != 2 || !o.Request.Flags.Changed("gpus") || o.Request.Flags.Changed("cpu") {
+		t.Errorf("env %v, changed gpus=%v cpu=%v", o.Request.Flags.Env, o.Request.Flags.Changed("gpus"), o.Request.Flags.Changed("cpu"))
 	}
-	kindValues, err := o.Submission.KindValues(kindsCommon(o))
+	kindValues, err := o.Request.KindValues(kindsCommon(o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,10 +60,10 @@ func TestAliasesAndServerDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Submission.Kind.Name() != "pytorch" || o.Submission.DryRun != "server" {
-		t.Errorf("kind %s dry-run %s", o.Submission.Kind.Name(), o.Submission.DryRun)
+	if o.Request.Kind.Name() != "pytorch" || o.Request.DryRun != "server" {
+		t.Errorf("kind %s dry-run %s", o.Request.Kind.Name(), o.Request.DryRun)
 	}
-	kindValues, err := o.Submission.KindValues(kindsCommon(o))
+	kindValues, err := o.Request.KindValues(kindsCommon(o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +103,13 @@ func TestJobFileNamesTheKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Submission.Kind.Name() != "pytorch" || o.JobFilePaths[0] != "testdata/job.yaml" || !o.Submission.Flags.Changed("workers") {
-		t.Errorf("job file: kind %s files %v", o.Submission.Kind.Name(), o.JobFilePaths)
+	if o.Request.Kind.Name() != "pytorch" || o.JobFilePaths[0] != "testdata/job.yaml" || !o.Request.Flags.Changed("workers") {
+		t.Errorf("job file: kind %s files %v", o.Request.Kind.Name(), o.JobFilePaths)
 	}
 }
 
 func kindsCommon(o *Options) kinds.SubmitCommon {
-	return kinds.SubmitCommon{Workers: o.Submission.Flags.Workers, Changed: o.Submission.Flags.Changed}
+	return kinds.SubmitCommon{Workers: o.Request.Flags.Workers, Changed: o.Request.Flags.Changed}
 }
 
 func TestJobFileOfAnotherKind(t *testing.T) {
@@ -134,7 +134,7 @@ func TestElasticPyTorchIsWorkersOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := o.Submission.KindValues(kindsCommon(o))
+		v, err := o.Request.KindValues(kindsCommon(o))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestElasticPyTorchIsWorkersOnly(t *testing.T) {
 		}
 	}
 	o, _ := parse(t, "pytorch", "--workers", "5", "--elastic-min", "2", "--elastic-max", "4", "--", "x")
-	if _, err := o.Submission.KindValues(kindsCommon(o)); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--workers 5") {
+	if _, err := o.Request.KindValues(kindsCommon(o)); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--workers 5") {
 		t.Errorf("workers outside the elastic bounds: %v", err)
 	}
 }

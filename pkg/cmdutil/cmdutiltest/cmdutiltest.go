@@ -25,6 +25,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/platform/kubeplatform"
 	"github.com/easyai-dev/easyai/pkg/prompter"
+	"github.com/easyai-dev/easyai/pkg/remote"
+	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
 // Confirm is a prompter that answers every question with Answer and records it.
@@ -80,6 +82,8 @@ func Factory(t testing.TB, tty bool, dyn dynamic.Interface, kube kubernetes.Inte
 		return &kubeplatform.Platform{
 			Kinds: f.Kinds, Namespace: f.Namespace, Jobs: f.JobsClient, Kube: f.KubeClient, Dynamic: f.DynamicClient,
 			User: f.User, KubeconfigUser: f.KubeconfigUser, GPUResources: []string{config.DefaultGPUResource},
+			Code: submit.CodeUploader{Clients: func() (*remote.Clients, error) { return cmdutil.ReplicaClients(f) },
+				Now: f.Now, Notes: f.IOStreams.ErrOut},
 			Notes: f.IOStreams.ErrOut, Now: f.Now,
 		}, nil
 	}

@@ -42,6 +42,9 @@ type Platform struct {
 	// GPUResources are the extended resources counted as GPUs (top node);
 	// none: nvidia.com/gpu.
 	GPUResources []string
+	// Code uploads --code dir:PATH before the job is created (no Clients:
+	// a submission with such code fails saying so).
+	Code submit.CodeUploader
 	// Notes receives warnings (stderr).
 	Notes io.Writer
 	Now   func() time.Time
@@ -130,28 +133,34 @@ func (p *Platform) JobArgs(job *platform.Job) string {
 
 // Submit creates the job in the namespace, as the user the API server
 // knows (the kubeconfig's user for a client dry run).
-func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.Submitted, error) {
-	if flag := s.Flags.ChangedNotOn(submit.Kubernetes); flag != "" {
+func (p *Platform) Submit(ctx context.Context, req *submit.JobRequest) (*platform.Submitted, error) {
+	if flag := req.Flags.ChangedNotOn(submit.Kubernetes); flag != "" {
 		return nil, exit.UsageErrorf("--%s is a flag of timaker clusters (--cluster NAME): Kubernetes jobs do not take it", flag)
 	}
 	ns, _, err := p.Namespace()
 	if err != nil {
 		return nil, err
 	}
-	s.Namespace = ns
-	s.User, s.ClientUser = p.User, p.KubeconfigUser
-	s.Served, s.Dynamic = p.served, p.Dynamic
-	s.FindJob = func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
-		client, err := p.Jobs()
-		if err != nil {
-			return nil, err
-		}
-		_, obj, err := client.Find(ctx, ns, jobclient.Ref{Name: name})
-		return obj, err
+	s := &submit.Submission{JobRequest: *req, Namespace: ns,
+		User: p.User, ClientUser: p.KubeconfigUser, Served: p.served, Dynamic: p.Dynamic,
+		FindJob: func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+			client, err := p.Jobs()
+			if err != nil {
+				return nil, err
+			}
+			_, obj, err := client.Find(ctx, ns, jobclient.Ref{Name: name})
+			return obj, err
+		},
+	}
+	if p.Code.Clients != nil {
+		s.UploadCode = p.Code.Upload
 	}
 	res, err := s.Run(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if res.GeneratedName != "" && req.Notes != nil {
+		fmt.Fprintf(req.Notes, "Job name: %s\n", res.GeneratedName)
 	}
 	obj := res.Object.DeepCopy()
 	obj.SetManagedFields(nil) // the API server's bookkeeping, as kubectl hides it

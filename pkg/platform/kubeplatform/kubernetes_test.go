@@ -41,7 +41,7 @@ func TestSubmitRefusesTimakerFlags(t *testing.T) {
 			Notes: io.Discard,
 		}
 		tf, _ := p.Kinds.Lookup("tf")
-		s := &submit.Submission{Kinds: p.Kinds, Kind: tf, Notes: io.Discard, Flags: submit.Flags{
+		s := &submit.JobRequest{Kinds: p.Kinds, Kind: tf, Notes: io.Discard, Flags: submit.Flags{
 			Image: "train:1", Command: []string{"python", "train.py"}, RDMA: true, GPUType: "V100", Elastic: true, FS: "cfs:10.0.0.4:/code",
 			Changed: func(f string) bool { return f == flag || f == "image" || f == "command" },
 		}}

@@ -31,36 +31,21 @@ const CodeDir = "/opt/ml/code"
 // chart values), reads its one role from the rendered object and creates
 // it as a timaker training job, which timaker starts. A dry run shows the
 // signed request without its signature.
-func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.Submitted, error) {
+func (p *Platform) Submit(ctx context.Context, jr *submit.JobRequest) (*platform.Submitted, error) {
 	// timaker has no field for the flags of Kubernetes only.
-	if flag := s.Flags.ChangedNotOn(submit.Timaker); flag != "" {
+	if flag := jr.Flags.ChangedNotOn(submit.Timaker); flag != "" {
 		return nil, exit.UsageErrorf("--%s: timaker jobs have no such setting (%s)", flag, p.Where())
 	}
-	if s.DryRun == submit.DryRunServer {
+	if jr.DryRun == submit.DryRunServer {
 		return nil, exit.UsageErrorf("--dry-run=server: timaker has no server-side dry run; --dry-run=client shows the request")
 	}
-	dryRun := s.DryRun
-	s.DryRun = submit.DryRunClient
-	defer func() { s.DryRun = dryRun }()
-	s.Namespace = "default"
-	// The storage of the configuration is a Kubernetes volume: timaker
-	// mounts its own file systems (--fs).
-	s.Settings.Storage = ""
 	// A fraction of a GPU (--gpus 0.5) is rendered as one, to mark the
 	// roles that have GPUs, and sent as the fraction.
-	fraction, err := gpuFraction(s.Flags)
+	fraction, err := gpuFraction(jr.Flags)
 	if err != nil {
 		return nil, err
 	}
-	if fraction > 0 {
-		whole := s.Flags.GPUs
-		s.Flags.GPUs = math.Ceil(whole)
-		defer func() { s.Flags.GPUs = whole }()
-	}
-	uin := p.Cluster.Uin
-	s.User = func(context.Context) (string, error) { return uin, nil }
-	s.ClientUser = func() (string, error) { return uin, nil }
-	res, err := s.Run(ctx)
+	s, res, err := p.render(ctx, jr, fraction > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +58,12 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 		rec.GPUs = float64(fraction) / 100 * float64(rec.Instances)
 	}
 	name := res.Kind.Name() + "/" + rec.Name
-	if dryRun != submit.DryRunNone {
+	if jr.DryRun != submit.DryRunNone {
 		shown, err := p.shownRequest(ctx, req)
 		if err != nil {
 			return nil, err
 		}
+		sayName(jr, res)
 		return &platform.Submitted{Shown: shown, Name: name}, nil
 	}
 	id, requestID, err := p.Client.CreateTrainingJob(ctx, req)
@@ -89,6 +75,7 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 	if err := p.Index.Add(rec); err != nil {
 		fmt.Fprintf(p.Notes, "Warning: %s was created as %s, but %v: list will not show it; name it by its id\n", name, id, err)
 	}
+	sayName(jr, res)
 	job := p.jobOf(rec, &timaker.TrainingJob{TrainingJobId: id, TrainingJobStatus: "JobReceived", RequestId: requestID})
 	shown := map[string]any{
 		"apiVersion": ObjectAPIVersion, "kind": ObjectKind, "cluster": p.Cluster.Name,
@@ -96,6 +83,33 @@ func (p *Platform) Submit(ctx context.Context, s *submit.Submission) (*platform.
 	}
 	return &platform.Submitted{Job: job, Shown: shown, Name: name,
 		Line: fmt.Sprintf("%s submitted to %s as %s", name, p.Where(), id)}, nil
+}
+
+// render renders the job as on Kubernetes, as a client dry run of a copy
+// of the request (req is not changed): in namespace "default", as the
+// cluster's user, without the configuration's storage (a Kubernetes
+// volume: timaker mounts its own file systems, --fs), and with a fraction
+// of a GPU rounded up (wholeGPUs) to mark the roles that have GPUs.
+func (p *Platform) render(ctx context.Context, req *submit.JobRequest, wholeGPUs bool) (*submit.Submission, *submit.Result, error) {
+	uin := p.Cluster.Uin
+	s := &submit.Submission{JobRequest: *req, Namespace: "default",
+		User:       func(context.Context) (string, error) { return uin, nil },
+		ClientUser: func() (string, error) { return uin, nil },
+	}
+	s.DryRun = submit.DryRunClient
+	s.Settings.Storage = ""
+	if wholeGPUs {
+		s.Flags.GPUs = math.Ceil(s.Flags.GPUs)
+	}
+	res, err := s.Run(ctx)
+	return s, res, err
+}
+
+// sayName says the name generated for the job, once it is made or shown.
+func sayName(req *submit.JobRequest, res *submit.Result) {
+	if res.GeneratedName != "" && req.Notes != nil {
+		fmt.Fprintf(req.Notes, "Job name: %s\n", res.GeneratedName)
+	}
 }
 
 // gpuFraction is --gpus in hundredths when it is a fraction (0 when it is

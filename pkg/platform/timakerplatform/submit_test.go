@@ -27,14 +27,14 @@ import (
 // common flags bound to its Flags as pkg/cmd/submit binds them (the
 // table's, and --chart and --set), the kind's own flags, the command after
 // "--" and --dry-run.
-func submission(t *testing.T, kind string, args ...string) *submit.Submission {
+func submission(t *testing.T, kind string, args ...string) *submit.JobRequest {
 	t.Helper()
 	reg := registry.Default()
 	k, ok := reg.Lookup(kind)
 	if !ok {
 		t.Fatalf("no kind %s", kind)
 	}
-	s := &submit.Submission{Kinds: reg, Kind: k, Notes: io.Discard,
+	s := &submit.JobRequest{Kinds: reg, Kind: k, Notes: io.Discard,
 		Settings: submit.Settings{GPUResource: config.DefaultGPUResource}}
 	fs := pflag.NewFlagSet("submit "+kind, pflag.ContinueOnError)
 	v := &s.Flags
@@ -224,6 +224,33 @@ func TestSubmitRecordsFractionsOfGPUs(t *testing.T) {
 	}
 	if s.Flags.GPUs != 0.5 {
 		t.Errorf("--gpus changed to %v", s.Flags.GPUs)
+	}
+}
+
+// TestSubmitChangesNoRequest: timaker renders a copy of the request
+// (namespace, storage, whole GPUs, a client dry run) and says the name it
+// generated once the job is created, and not when the job is refused.
+func TestSubmitChangesNoRequest(t *testing.T) {
+	f := newFixture(t)
+	var notes strings.Builder
+	s := submission(t, "pytorch", "--workers", "2", "--gpus", "0.5", "--image", "train:1", "--", "python", "train.py")
+	s.Notes, s.Settings.Storage = &notes, "pvc:team"
+	before := *s
+	got, err := f.p.Submit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Flags.GPUs != before.Flags.GPUs || s.DryRun != before.DryRun || s.Settings.Storage != before.Settings.Storage {
+		t.Errorf("the request changed: gpus %v, dry run %q, settings %+v", s.Flags.GPUs, s.DryRun, s.Settings)
+	}
+	if n := strings.Count(notes.String(), "Job name: "+strings.TrimPrefix(got.Name, "pytorch/")+"\n"); n != 1 {
+		t.Errorf("notes %q: the generated name said %d times, want once", notes.String(), n)
+	}
+	notes.Reset()
+	s = submission(t, "tf", "--ps", "1", "--gpus", "1", "--image", "train:1", "--", "python", "train.py")
+	s.Notes = &notes
+	if _, err := f.p.Submit(context.Background(), s); err == nil || strings.Contains(notes.String(), "Job name") {
+		t.Errorf("a refused job: error %v, notes %q", err, notes.String())
 	}
 }
 

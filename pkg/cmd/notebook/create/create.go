@@ -32,7 +32,7 @@ type Options struct {
 	Timeout   time.Duration
 
 	dryRun submit.DryRun
-	sub    *submit.Submission
+	sub    *submit.JobRequest
 	p      platform.Platform
 }
 
@@ -124,7 +124,7 @@ func (o *Options) Complete() error {
 	if err != nil {
 		return err
 	}
-	if o.sub, err = o.Spec.Submission(o.Factory.Kinds, k); err != nil {
+	if o.sub, err = o.Spec.JobRequest(o.Factory.Kinds, k); err != nil {
 		return err
 	}
 	if err := cmdutil.CompleteSubmission(o.Factory, o.sub); err != nil {

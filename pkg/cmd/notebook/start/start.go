@@ -134,7 +134,7 @@ func (o *Options) recreate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sub := &submit.Submission{
+	sub := &submit.JobRequest{
 		Kinds: o.Factory.Kinds, Kind: o.ref.Kind,
 		JobFiles: []render.ValueFile{{Name: "(the values recorded on notebook " + o.Name + ")", Data: file}},
 		Flags:    submit.Flags{Name: o.Name, Labels: labels, Annotations: annotations},
