@@ -57,8 +57,7 @@ your own on a remote terminal instead of the shell.`,
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to open the shell in, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to open the shell in", cmdutil.DefaultReplica)
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	fl.StringVar(&o.Command, "command", "", "run this command (sh -c) on a remote terminal instead of the shell")
 	return cmd

@@ -138,10 +138,9 @@ template) also prints the summary as a document on stdout.`,
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to copy from, e.g. worker-1 (default: chief, master, launcher or worker-0)")
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to copy from", cmdutil.DefaultReplica)
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	o.Print.AddFlags(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
 	o.TransferFlags.AddFlags(cmd, "fetcher", "tar, sh and sleep")

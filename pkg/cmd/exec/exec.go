@@ -70,8 +70,7 @@ stdin is passed to the command only with -i. For an interactive shell, use
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to run in, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to run in", cmdutil.DefaultReplica)
 	fl.BoolVar(&o.All, "all", false, "run in every running replica at once, prefixing each line of output")
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	fl.BoolVarP(&o.Stdin, "stdin", "i", false, "pass stdin to the command")

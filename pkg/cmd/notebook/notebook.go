@@ -164,8 +164,7 @@ notebook-image, else ` + notebook.DefaultImage + `).`,
 	fl.StringArrayVar(&o.Spec.PullSecrets, "image-pull-secret", nil, "Secret to pull the image with (repeatable)")
 	fl.StringVar(&o.DryRunArg, "dry-run", string(submit.DryRunNone), `print the notebook's job without creating it: "client", or "server"`)
 	fl.Lookup("dry-run").NoOptDefVal = "client"
-	fl.BoolVar(&o.Wait, "wait", false, "wait until the notebook runs")
-	fl.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until the notebook runs", &o.Timeout, 10*time.Minute)
 	o.Print.AddFlags(cmd)
 	return cmd
 }
@@ -399,8 +398,7 @@ running kernels end.`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until its pod is gone")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until its pod is gone", &o.Timeout, 10*time.Minute)
 	return cmd
 }
 
@@ -421,8 +419,7 @@ resources and workspaces.`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until it runs")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until it runs", &o.Timeout, 10*time.Minute)
 	return cmd
 }
 

@@ -70,8 +70,7 @@ browser is opened when there is one ($BROWSER, or a display on Linux) and not
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to open it in, e.g. worker-1 (default: where the endpoint is)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to open it in", "where the endpoint is")
 	fl.StringVar(&o.Address, "address", "127.0.0.1", "local address to listen on (an IP address or localhost)")
 	fl.IntVar(&o.LocalPort, "port", 0, "local port (default: a free one)")
 	fl.BoolVar(&o.NoBrowser, "no-browser", false, "only print the URL")

@@ -79,8 +79,7 @@ stdout instead, and ends with it: what an ssh ProxyCommand needs. Nothing but th
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to forward to, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to forward to", cmdutil.DefaultReplica)
 	fl.BoolVar(&o.Stdio, "stdio", false, "carry one connection to the one REMOTE port on stdin and stdout (an ssh ProxyCommand) instead of listening")
 	fl.StringSliceVar(&o.AddressFlags, "address", []string{"127.0.0.1"}, "local addresses to listen on (repeat or comma-separate; IP addresses or localhost)")
 	return cmd

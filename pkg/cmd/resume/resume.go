@@ -61,8 +61,7 @@ waits until the job runs again. A job that is not suspended is an error
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until the job is running; exit 4 if it fails, 5 on --timeout")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until the job is running; exit 4 if it fails, 5 on --timeout", &o.Timeout, 10*time.Minute)
 	cmd.Flags().BoolVar(&o.Force, "force", false, "resume even when the resume makes the job's operator fail it (Volcano's last retry)")
 	return cmd
 }

@@ -66,8 +66,7 @@ A job not in debug mode is refused (exit 2): use "easyai exec".`,
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to start the command in, e.g. worker-1 (default: the first that waits)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to start the command in", "the first that waits")
 	fl.BoolVar(&o.All, "all", false, "start it in every running replica that waits, prefixing each line of output")
 	fl.IntVar(&o.Parallel, "max-parallel", DefaultMaxParallel, "with --all: most replicas it runs in at once")
 	return cmd

@@ -89,8 +89,7 @@ through "easyai attach" instead (which needs a terminal).`,
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica", cmdutil.DefaultReplica)
 	fl.StringVarP(&o.User, "user", "l", "root", "the user to log in as")
 	return cmd
 }

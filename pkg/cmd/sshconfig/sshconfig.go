@@ -68,8 +68,7 @@ they are in ~/.ssh/config (or a file it Includes).`,
 	}
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "only this replica, e.g. worker-1 (default: every replica)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "only this replica", "every replica")
 	fl.StringVarP(&o.User, "user", "l", "root", "the user to log in as (the one the replica's command runs as, for an sshd not run by root)")
 	return cmd
 }

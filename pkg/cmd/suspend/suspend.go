@@ -62,8 +62,7 @@ kind cannot be suspended (exit 2).`,
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until the job is suspended; exit 4 if it fails, 5 on --timeout")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until the job is suspended; exit 4 if it fails, 5 on --timeout", &o.Timeout, 10*time.Minute)
 	return cmd
 }
 

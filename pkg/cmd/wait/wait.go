@@ -97,7 +97,7 @@ webhook that fails is one line on stderr and never changes the exit code
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
-	fl.DurationVar(&o.Timeout, "timeout", waiter.DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
+	cmdutil.AddTimeoutFlag(cmd, &o.Timeout, waiter.DefaultTimeout)
 	fl.DurationVar(&o.StuckAfter, "stuck-after", waiter.DefaultStuckAfter, "end with exit 4 when a pod stays this long in a crash loop or waits this long for a missing Secret or ConfigMap; 0 waits them out")
 	o.Print.AddFlags(cmd)
 	o.Notify.AddFlags(cmd)
