@@ -129,6 +129,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	}
 	cmdutil.RejectUnknownSubcommands(cmd)
 	cmd.SetHelpCommand(newCmdHelp(cmd))
+	rejectHelpOfUnknown(cmd)
 	cmd.SetHelpCommandGroupID("settings")
 	cmd.SetCompletionCommandGroupID("settings")
 	return cmd
@@ -216,7 +217,7 @@ func Main() int {
 	f := factory.New()
 	f.ExecutableName = executableName(os.Args[0])
 	cmd := NewCmdRoot(f)
-	err := cmd.ExecuteContext(ctx)
+	err := execute(ctx, cmd)
 	if err == nil {
 		return exit.OK
 	}
