@@ -154,7 +154,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			resumecmd.NewCmdResume(f, nil),
 			deletecmd.NewCmdDelete(f, nil),
 			prunecmd.NewCmdPrune(f, nil),
-			topcmd.NewCmdTop(f, nil),
+			topcmd.NewCmdTop(f),
 			queuecmd.NewCmdQueue(f),
 			runtimescmd.NewCmdRuntimes(f, nil),
 			notebookcmd.NewCmdNotebook(f),

@@ -1,4 +1,6 @@
-package top
+// Package job is "easyai top job": the GPUs each job holds, how long it
+// ran and the GPU-hours it used.
+package job
 
 import (
 	"context"
@@ -15,8 +17,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
-// JobOptions of top job.
-type JobOptions struct {
+// Options of top job.
+type Options struct {
 	Factory       *cmdutil.Factory
 	IO            *iostreams.IOStreams
 	Print         *printers.PrintFlags
@@ -26,9 +28,9 @@ type JobOptions struct {
 	Since         cmdutil.Days
 }
 
-// NewCmdTopJob returns "top job"; runF replaces Complete and Run in tests.
-func NewCmdTopJob(f *cmdutil.Factory, runF func(*JobOptions) error) *cobra.Command {
-	o := &JobOptions{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
+// NewCmdJob returns "top job"; runF replaces Complete and Run in tests.
+func NewCmdJob(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
 		printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:     "job",
@@ -69,7 +71,7 @@ alone, as list: one LIST per kind, none per job.
 }
 
 // Validate checks the flags.
-func (o *JobOptions) Validate() error {
+func (o *Options) Validate() error {
 	if err := o.Print.Validate(); err != nil {
 		return err
 	}
@@ -80,10 +82,10 @@ func (o *JobOptions) Validate() error {
 }
 
 // Complete has nothing to resolve: Run lists through the factory's clients.
-func (o *JobOptions) Complete() error { return nil }
+func (o *Options) Complete() error { return nil }
 
 // Run lists the jobs and prints what they hold and used.
-func (o *JobOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	ns, jobs, err := cmdutil.ListJobsIn(ctx, o.Factory, jobclient.ListOptions{Experiment: o.Experiment, User: o.User}, o.AllNamespaces)
 	if err != nil {
 		return err
