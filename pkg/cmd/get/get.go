@@ -64,13 +64,8 @@ easyai did not submit has none (exit 3); timaker clusters keep none (exit 2).`,
   # keep what mnist was submitted with, change it, submit it again
   easyai get mnist -o values > mnist.yaml
   easyai submit -f mnist.yaml --set roles.worker.replicas=4`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeOneJob(cmd, f, o, runF)
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	o.Print.AddFlags(cmd)

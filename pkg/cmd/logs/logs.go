@@ -86,13 +86,8 @@ does not have exits 3 and lists its tasks.`,
 
   # after the job's pods were cleaned up: what its replicas kept on --storage
   easyai logs mnist --task worker-0 --tail 50`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeOneJob(cmd, f, o, runF)
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "follow the logs until the job ends (exit 4 if it fails)")

@@ -86,14 +86,9 @@ webhook that fails is one line on stderr and never changes the exit code
   easyai wait mnist --notify slack:https://hooks.slack.com/services/T0/B0/XXXX --notify-on running,finished
   # POST how it ended to a service of your own, only on failure
   easyai wait mnist --notify https://ci.example.com/hooks/easyai --notify-on failed`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			o.changed = func(flag string) bool { return cmd.Flags().Changed(flag) }
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeOneJob(cmd, f, o, runF)
+	o.changed = cmd.Flags().Changed
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
