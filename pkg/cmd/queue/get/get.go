@@ -5,6 +5,7 @@ package get
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,20 +88,38 @@ func (o *Options) Run(ctx context.Context) error {
 		fmt.Fprintf(o.IO.ErrOut, "Warning: %v\n", refused)
 	}
 	if o.Print.IsDocument() {
-		// PodGroups here is always a list: it shadows the queue's field,
-		// left out of a QueueList's items.
-		doc := struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			*queue.Queue
-			PodGroups []queue.PodGroup `json:"podGroups"`
-		}{queue.APIVersion, queue.DocumentKind, q, q.PodGroups}
-		if doc.PodGroups == nil {
-			doc.PodGroups = []queue.PodGroup{}
-		}
-		return o.Print.PrintDocument(o.IO.Out, doc)
+		return o.Print.PrintDocument(o.IO.Out, document(q))
 	}
-	w := o.IO.Out
+	if err := printQueue(o.IO.Out, q); err != nil {
+		return err
+	}
+	if refused != nil {
+		return nil
+	}
+	return o.printJobs(q)
+}
+
+// queueDocument is the Queue document of -o json: the queue with its
+// PodGroups, always a list (it shadows the queue's field, left out of a
+// QueueList's items).
+type queueDocument struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	*queue.Queue
+	PodGroups []queue.PodGroup `json:"podGroups"`
+}
+
+// document is the queue's -o json document.
+func document(q *queue.Queue) queueDocument {
+	doc := queueDocument{queue.APIVersion, queue.DocumentKind, q, q.PodGroups}
+	if doc.PodGroups == nil {
+		doc.PodGroups = []queue.PodGroup{}
+	}
+	return doc
+}
+
+// printQueue writes the queue's fields and the table of its resources.
+func printQueue(w io.Writer, q *queue.Queue) error {
 	fmt.Fprintf(w, "Name:     %s\n", q.Name)
 	fmt.Fprintf(w, "State:    %s\n", q.State)
 	fmt.Fprintf(w, "Weight:   %d\n", q.Weight)
@@ -110,15 +129,16 @@ func (o *Options) Run(ctx context.Context) error {
 	for _, name := range resourceNames(q) {
 		t.AddRow("  "+name, q.Allocated[name], q.Capability[name], q.Deserved[name], q.Guarantee[name])
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+	return t.Render()
+}
+
+// printJobs writes the table of the queue's PodGroups in the namespace (or
+// every namespace with -A), or that there are none.
+func (o *Options) printJobs(q *queue.Queue) error {
+	w := o.IO.Out
 	where := "namespace " + o.namespace
 	if o.AllNamespaces {
 		where = "any namespace"
-	}
-	if refused != nil {
-		return nil
 	}
 	if len(q.PodGroups) == 0 {
 		fmt.Fprintf(w, "Jobs in %s: none\n", where)
@@ -130,7 +150,7 @@ func (o *Options) Run(ctx context.Context) error {
 		headers = append([]string{"  NAMESPACE"}, headers...)
 		headers[1] = "JOB"
 	}
-	t = printers.NewTable(w, true, headers...)
+	t := printers.NewTable(w, true, headers...)
 	for _, pg := range q.PodGroups {
 		reason := pg.Reason
 		if pg.Message != "" {
