@@ -90,35 +90,55 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	now := o.Factory.Now()
-	doc := jobclient.UsageOf(jobs, now, o.Since.D)
+	doc := jobclient.UsageOf(jobs, o.Factory.Now(), o.Since.D)
 	if len(doc.Items) > 0 {
-		if client, err := o.Factory.JobsClient(); err == nil {
-			if usage := client.JobPodUsage(ctx, ns); usage != nil {
-				for i := range doc.Items {
-					item := &doc.Items[i]
-					if u, ok := usage[item.Namespace+"/"+item.Name]; ok {
-						item.Usage = &u
-					}
-				}
-			}
-		}
+		o.addPodUsage(ctx, ns, &doc)
 	}
 	if o.Print.IsDocument() {
 		return o.Print.PrintDocument(o.IO.Out, doc)
 	}
 	if len(doc.Items) == 0 {
-		where := "in namespace " + ns
-		if o.AllNamespaces {
-			where = "in any namespace"
-		}
-		if o.Since.D > 0 {
-			fmt.Fprintf(o.IO.ErrOut, "No job ran %s in the last %s.\n", where, printers.HumanDuration(o.Since.D))
-		} else {
-			fmt.Fprintf(o.IO.ErrOut, "No running jobs %s.\n", where)
-		}
+		o.sayNone(ns)
 		return nil
 	}
+	return o.printTable(&doc)
+}
+
+// addPodUsage fills each job's Usage with what its pods use now, from the
+// metrics API; without it (or the right to read it) they stay unknown.
+func (o *Options) addPodUsage(ctx context.Context, ns string, doc *jobclient.JobUsageList) {
+	client, err := o.Factory.JobsClient()
+	if err != nil {
+		return
+	}
+	usage := client.JobPodUsage(ctx, ns)
+	if usage == nil {
+		return
+	}
+	for i := range doc.Items {
+		item := &doc.Items[i]
+		if u, ok := usage[item.Namespace+"/"+item.Name]; ok {
+			item.Usage = &u
+		}
+	}
+}
+
+// sayNone says on stderr that no job ran in the namespace (or any, -A),
+// within --since's window when given.
+func (o *Options) sayNone(ns string) {
+	where := "in namespace " + ns
+	if o.AllNamespaces {
+		where = "in any namespace"
+	}
+	if o.Since.D > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "No job ran %s in the last %s.\n", where, printers.HumanDuration(o.Since.D))
+	} else {
+		fmt.Fprintf(o.IO.ErrOut, "No running jobs %s.\n", where)
+	}
+}
+
+// printTable writes a row per job (NAMESPACE first with -A) and the total.
+func (o *Options) printTable(doc *jobclient.JobUsageList) error {
 	headers := []string{"JOB", "USER", "STATUS", "GPUS", "RUNNING", "GPU-HOURS", "CPU USE", "MEMORY USE"}
 	if o.AllNamespaces {
 		headers = append([]string{"NAMESPACE"}, headers...)
