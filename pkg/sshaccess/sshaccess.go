@@ -52,7 +52,7 @@ func SecretOf(job string, annotations map[string]string) (string, error) {
 // JobHostKey is the host key of job j's sshd (HostKey of SecretOf), or
 // ErrNoSSH for a job submitted without --ssh.
 func JobHostKey(ctx context.Context, kube kubernetes.Interface, namespace string, j *remote.Job) (ssh.PublicKey, error) {
-	jobArg := j.Kind.Name() + "/" + j.Object.GetName()
+	jobArg := j.String()
 	secret, err := SecretOf(jobArg, j.Object.GetAnnotations())
 	if err != nil {
 		return nil, err

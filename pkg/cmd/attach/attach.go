@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/remote"
@@ -21,15 +22,11 @@ var Shell = remote.InteractiveShell
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
+	jobcmd.ReplicaOptions
 
-	Task      string
 	Container string
 	// Command, when set, runs instead of the shell (sh -c COMMAND).
 	Command string
-
-	// Set by Complete.
-	Executor remote.Executor
 }
 
 // NewCmdAttach returns the command; runF replaces Complete and Run in tests.
@@ -48,17 +45,10 @@ your own on a remote terminal instead of the shell.`,
 		Example: `  easyai attach mnist
   easyai attach tf/mnist --task worker-1
   easyai attach mnist --command 'watch -n1 nvidia-smi'`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeOneJob(cmd, f, o, runF)
 	fl := cmd.Flags()
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to open the shell in, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	o.AddReplicaFlags(cmd, f, "the replica to open the shell in", cmdutil.DefaultReplica)
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	fl.StringVar(&o.Command, "command", "", "run this command (sh -c) on a remote terminal instead of the shell")
 	return cmd
@@ -75,22 +65,13 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
-	if err != nil {
-		return err
-	}
-	o.Namespace, o.Client = r.Namespace, r.Jobs
-	o.Executor = r.Executor()
-	return nil
+	_, err := o.CompleteReplicas(o.Factory)
+	return err
 }
 
 // Run finds the replica and runs the shell (or --command) on a terminal.
 func (o *Options) Run(ctx context.Context) error {
-	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
-	if err != nil {
-		return err
-	}
-	r, err := j.RunnableReplica(o.Task, o.IO.ErrOut)
+	j, r, err := o.FindRunnable(ctx, o.IO.ErrOut)
 	if err != nil {
 		return err
 	}

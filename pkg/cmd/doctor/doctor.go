@@ -5,6 +5,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -107,6 +108,8 @@ func (o *Options) Run(ctx context.Context) error {
 // verbs are the columns of the permissions table.
 var verbs = []string{"create", "get", "list", "watch", "patch", "delete"}
 
+// print writes the report for reading: the context, the job kinds the
+// cluster serves, the permissions in the namespace, and what is missing.
 func (o *Options) print() error {
 	w := o.IO.Out
 	r := &o.Report
@@ -122,6 +125,26 @@ func (o *Options) print() error {
 	field("Namespace", r.Namespace)
 
 	fmt.Fprintln(w)
+	if err := printAPIs(w, r); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Permissions in namespace %s:\n", r.Namespace)
+	if err := printAccess(w, r); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if missing := r.Missing(); len(missing) > 0 {
+		fmt.Fprintf(w, "Missing permissions hold back: %s\n", strings.Join(missing, ", "))
+	} else {
+		fmt.Fprintln(w, "You may do everything easyai does in this namespace.")
+	}
+	return nil
+}
+
+// printAPIs writes the table of the job kinds' APIs: installed or not, and
+// what serves them.
+func printAPIs(w io.Writer, r *kube.Report) error {
 	t := printers.NewTable(w, true, "KIND", "API", "INSTALLED", "SERVED BY")
 	for _, a := range r.APIs {
 		installed := "no"
@@ -130,13 +153,14 @@ func (o *Options) print() error {
 		}
 		t.AddRow(a.KindName, a.Resource+"."+a.APIVersion, installed, a.InstalledBy)
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+	return t.Render()
+}
 
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Permissions in namespace %s:\n", r.Namespace)
-	t = printers.NewTable(w, true, append([]string{"RESOURCE"}, upper(verbs)...)...)
+// printAccess writes the table of permissions: a row per resource, in the
+// order the report names them, a column per verb, yes or no ("" for a
+// verb not asked).
+func printAccess(w io.Writer, r *kube.Report) error {
+	t := printers.NewTable(w, true, append([]string{"RESOURCE"}, upper(verbs)...)...)
 	var order []string
 	rows := map[string]map[string]string{}
 	for _, a := range r.Access {
@@ -157,16 +181,7 @@ func (o *Options) print() error {
 		}
 		t.AddRow(row...)
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	if missing := r.Missing(); len(missing) > 0 {
-		fmt.Fprintf(w, "Missing permissions hold back: %s\n", strings.Join(missing, ", "))
-	} else {
-		fmt.Fprintln(w, "You may do everything easyai does in this namespace.")
-	}
-	return nil
+	return t.Render()
 }
 
 func upper(ss []string) []string {

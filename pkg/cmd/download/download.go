@@ -52,14 +52,8 @@ type Options struct {
 	pathGiven bool
 }
 
-// NewCmdDownload returns the command; runF replaces Complete and Run in tests.
-func NewCmdDownload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams,
-		Print: printers.NewPrintFlags("a summary on stderr only", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
-	cmd := &cobra.Command{
-		Use:   "download JOB [REMOTE_PATH [LOCAL_DIR]] [--task TASK]",
-		Short: "Copy files out of a training job",
-		Long: `Copy a file or directory out of a replica of a training job, as
+// long is download's help.
+const long = `Copy a file or directory out of a replica of a training job, as
 "kubectl cp" does: tar runs in the replica's container and its archive is
 unpacked into LOCAL_DIR (default: the current directory, made if missing).
 
@@ -100,8 +94,10 @@ setting) needs sh, sleep and tar.
 
 A progress bar is drawn on stderr when it is a terminal; otherwise only a
 one-line summary is printed there at the end. -o json (or yaml, or a
-template) also prints the summary as a document on stdout.`,
-		Example: `  # the working directory's outputs/ of the default replica, into ./outputs
+template) also prints the summary as a document on stdout.`
+
+// examples are download's examples.
+const examples = `  # the working directory's outputs/ of the default replica, into ./outputs
   easyai download mnist outputs
 
   # one file of worker-1 into /tmp
@@ -117,7 +113,17 @@ template) also prints the summary as a document on stdout.`,
   easyai download mnist /mnt/ckpt/run-3 ./checkpoints
 
   # for a script: what was downloaded, as JSON on stdout
-  easyai download mnist outputs ./run1 -o json`,
+  easyai download mnist outputs ./run1 -o json`
+
+// NewCmdDownload returns the command; runF replaces Complete and Run in tests.
+func NewCmdDownload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams,
+		Print: printers.NewPrintFlags("a summary on stderr only", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
+	cmd := &cobra.Command{
+		Use:               "download JOB [REMOTE_PATH [LOCAL_DIR]] [--task TASK]",
+		Short:             "Copy files out of a training job",
+		Long:              long,
+		Example:           examples,
 		Args:              jobAndPaths,
 		ValidArgsFunction: cmdutil.CompleteJob(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -131,16 +137,21 @@ template) also prints the summary as a document on stdout.`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags adds download's flags.
+func (o *Options) addFlags(cmd *cobra.Command) {
+	f := o.Factory
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to copy from, e.g. worker-1 (default: chief, master, launcher or worker-0)")
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to copy from", cmdutil.DefaultReplica)
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	o.Print.AddFlags(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
 	o.Flags.AddFlags(cmd, "fetcher", "tar, sh and sleep")
-	return cmd
 }
 
 // jobAndPaths requires a job, at most one remote path and one local

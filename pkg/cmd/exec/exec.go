@@ -5,35 +5,29 @@ package exec
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-// DefaultMaxParallel is --max-parallel's default: enough for most jobs at
-// once, few enough not to open hundreds of streams through the API server.
-const DefaultMaxParallel = 32
+// DefaultMaxParallel is --max-parallel's default (remote's).
+const DefaultMaxParallel = remote.DefaultMaxParallel
 
 // Options of exec.
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
+	jobcmd.ReplicaOptions
+	jobcmd.AllReplicas
 
-	Task      string
-	All       bool
 	Container string
 	Stdin     bool
-	Parallel  int
 	Command   []string
-
-	// Set by Complete.
-	Executor remote.Executor
 }
 
 // NewCmdExec returns the command; runF replaces Complete and Run in tests.
@@ -69,23 +63,17 @@ stdin is passed to the command only with -i. For an interactive shell, use
 		},
 	}
 	fl := cmd.Flags()
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to run in, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
-	fl.BoolVar(&o.All, "all", false, "run in every running replica at once, prefixing each line of output")
+	o.AddReplicaFlags(cmd, f, "the replica to run in", cmdutil.DefaultReplica)
+	o.AddAllFlags(cmd, "run in every running replica at once, prefixing each line of output", "with --all: most replicas the command runs in at once")
 	fl.StringVarP(&o.Container, "container", "c", "", "the container (default: the pod's default container)")
 	fl.BoolVarP(&o.Stdin, "stdin", "i", false, "pass stdin to the command")
-	fl.IntVar(&o.Parallel, "max-parallel", DefaultMaxParallel, "with --all: most replicas the command runs in at once")
 	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.
 func (o *Options) Validate() error {
-	if o.All && o.Task != "" {
-		return exit.UsageErrorf("--all runs in every replica: not with --task")
-	}
-	if o.Parallel < 1 {
-		return exit.UsageErrorf("--max-parallel %d: must be at least 1", o.Parallel)
+	if err := o.ValidateAll(o.Task, "every replica"); err != nil {
+		return err
 	}
 	if o.All && o.Stdin {
 		return exit.UsageErrorf("--all cannot pass stdin (-i) to many replicas")
@@ -95,25 +83,16 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
-	if err != nil {
-		return err
-	}
-	o.Namespace, o.Client = r.Namespace, r.Jobs
-	o.Executor = r.Executor()
-	return nil
+	_, err := o.CompleteReplicas(o.Factory)
+	return err
 }
 
 // Run finds the job's replicas and runs the command.
 func (o *Options) Run(ctx context.Context) error {
-	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
-	if err != nil {
-		return err
-	}
 	if o.All {
-		return o.runAll(ctx, j)
+		return o.runAll(ctx)
 	}
-	r, err := j.RunnableReplica(o.Task, o.IO.ErrOut)
+	_, r, err := o.FindRunnable(ctx, o.IO.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -121,25 +100,19 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Stdin {
 		s.Stdin = o.IO.In
 	}
-	err = o.Executor.Exec(ctx, o.Namespace, r.Pod, o.Container, o.Command, s)
-	if _, exited := remote.ExitCode(err); err != nil && !exited {
-		return fmt.Errorf("exec in %s (pod %s): %w", r.Task, r.Pod, err)
-	}
-	return remote.ExitError(err)
+	return remote.ExecIn(ctx, o.Executor, o.Namespace, r, o.Container, o.Command, s, "exec")
 }
 
-func (o *Options) runAll(ctx context.Context, j *remote.Job) error {
+// runAll runs the command in every running replica of the job at once.
+func (o *Options) runAll(ctx context.Context) error {
+	j, err := o.FindJob(ctx)
+	if err != nil {
+		return err
+	}
 	running := remote.Running(j.Replicas)
 	if len(running) == 0 {
-		return fmt.Errorf("no replica of %s/%s is running", j.Kind.Name(), j.Object.GetName())
+		return fmt.Errorf("no replica of %s is running", j)
 	}
 	failures := remote.RunAll(ctx, o.Executor, o.Namespace, o.Container, running, o.Command, o.Parallel, o.IO.Out, o.IO.ErrOut)
-	if len(failures) == 0 {
-		return nil
-	}
-	names := make([]string, len(failures))
-	for i, f := range failures {
-		names[i] = f.String()
-	}
-	return fmt.Errorf("the command failed in %d of %d replicas: %s", len(failures), len(running), strings.Join(names, ", "))
+	return remote.FailedIn(failures, len(running))
 }

@@ -45,8 +45,29 @@ func New() *cmdutil.Factory {
 	// must not hang easyai.
 	defaultTimeout := kube.DefaultRequestTimeout.String()
 	f.ConfigFlags.Timeout = &defaultTimeout
-	// Loaded once per run, so that its warnings (unknown keys) show once.
-	f.Config = sync.OnceValues(func() (*config.Config, error) {
+	f.Config = configOnce(f)
+	timakerCluster := timakerClusterOnce(f)
+	setKubeClients(f, timakerCluster)
+	f.Platform = platformOnce(f, timakerCluster)
+	f.Contexts = func() ([]string, error) { return kubeContexts(f) }
+	f.PlatformFor = platformsOf(f)
+	f.User = func(ctx context.Context) (string, error) {
+		kc, err := f.KubeClient()
+		if err != nil {
+			return "", err
+		}
+		return kube.WhoAmI(ctx, kc, f.ConfigFlags.ToRawKubeConfigLoader(), contextName(f))
+	}
+	f.KubeconfigUser = func() (string, error) {
+		return kube.KubeconfigUser(f.ConfigFlags.ToRawKubeConfigLoader(), contextName(f))
+	}
+	return f
+}
+
+// configOnce is the factory's Config: the configuration, loaded once per
+// run, so that its warnings (unknown keys) show once, on stderr.
+func configOnce(f *cmdutil.Factory) func() (*config.Config, error) {
+	return sync.OnceValues(func() (*config.Config, error) {
 		c, err := config.Load(f.ConfigPath)
 		if err != nil {
 			return nil, err
@@ -56,9 +77,14 @@ func New() *cmdutil.Factory {
 		}
 		return c, nil
 	})
-	// The timaker cluster --cluster (or the configuration) names; nil:
-	// the kubeconfig's cluster.
-	timakerCluster := sync.OnceValues(func() (*config.Cluster, error) {
+}
+
+// timakerClusterOnce is the timaker cluster --cluster (or else the
+// configuration) names, resolved once; nil: the kubeconfig's cluster. A
+// --cluster the configuration does not have but the kubeconfig does is
+// kubectl's --cluster, set on the connection flags.
+func timakerClusterOnce(f *cmdutil.Factory) func() (*config.Cluster, error) {
+	return sync.OnceValues(func() (*config.Cluster, error) {
 		cfg, err := f.Config()
 		if err != nil {
 			return nil, err
@@ -81,6 +107,12 @@ func New() *cmdutil.Factory {
 		}
 		return &cl, nil
 	})
+}
+
+// setKubeClients sets the factory's Kubernetes clients, each built once
+// when first asked for: the REST config (an error on a timaker cluster),
+// the typed and dynamic clients, the namespace and the jobs engine.
+func setKubeClients(f *cmdutil.Factory, timakerCluster func() (*config.Cluster, error)) {
 	f.RESTConfig = sync.OnceValues(func() (*rest.Config, error) {
 		cl, err := timakerCluster()
 		if err != nil {
@@ -111,7 +143,13 @@ func New() *cmdutil.Factory {
 	f.JobsClient = sync.OnceValues(func() (*jobclient.Client, error) {
 		return jobsClientOf(f, f.RESTConfig, f.KubeClient, f.DynamicClient)
 	})
-	f.Platform = sync.OnceValues(func() (platform.Platform, error) {
+}
+
+// platformOnce is the factory's Platform, built once: the timaker cluster
+// timakerCluster gives, else the Kubernetes cluster of the kubeconfig on
+// the factory's clients.
+func platformOnce(f *cmdutil.Factory, timakerCluster func() (*config.Cluster, error)) func() (platform.Platform, error) {
+	return sync.OnceValues(func() (platform.Platform, error) {
 		cl, err := timakerCluster()
 		if err != nil {
 			return nil, err
@@ -130,19 +168,6 @@ func New() *cmdutil.Factory {
 			Notes: f.IOStreams.ErrOut, Now: f.Now,
 		}, nil
 	})
-	f.Contexts = func() ([]string, error) { return kubeContexts(f) }
-	f.PlatformFor = platformsOf(f)
-	f.User = func(ctx context.Context) (string, error) {
-		kc, err := f.KubeClient()
-		if err != nil {
-			return "", err
-		}
-		return kube.WhoAmI(ctx, kc, f.ConfigFlags.ToRawKubeConfigLoader(), contextName(f))
-	}
-	f.KubeconfigUser = func() (string, error) {
-		return kube.KubeconfigUser(f.ConfigFlags.ToRawKubeConfigLoader(), contextName(f))
-	}
-	return f
 }
 
 // contextName is --context, or "" for the kubeconfig's current context.

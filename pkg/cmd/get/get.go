@@ -64,13 +64,8 @@ easyai did not submit has none (exit 3); timaker clusters keep none (exit 2).`,
   # keep what mnist was submitted with, change it, submit it again
   easyai get mnist -o values > mnist.yaml
   easyai submit -f mnist.yaml --set roles.worker.replicas=4`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeOneJob(cmd, f, o, runF)
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	o.Print.AddFlags(cmd)
@@ -141,7 +136,60 @@ func (o *Options) printValues(ctx context.Context, job *platform.Job) error {
 // It is for reading, so it is aligned whether or not stdout is a terminal.
 func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 	w := o.IO.Out
+	printHeader(w, d, now)
+	fmt.Fprintln(w)
+	if err := printReplicas(w, d.Replicas, now); err != nil {
+		return err
+	}
+	for _, ll := range d.LastLines {
+		printLastLines(w, ll)
+	}
+	fmt.Fprintln(w)
+	return o.printEvents(w, d.Events, now)
+}
+
+// printHeader writes the job's fields, one "Name:  value" line each ("-"
+// for none), the kind's own details last.
+func printHeader(w io.Writer, d *jobclient.Document, now time.Time) {
 	s := &d.Summary
+	printField(w, "Name", s.Name)
+	printField(w, "Namespace", s.Namespace)
+	printField(w, "Kind", fmt.Sprintf("%s (%s.%s)", d.KindName, d.ObjectKind, d.ObjectAPIVersion))
+	printField(w, "Status", statusOf(s))
+	printField(w, "User", printers.JobUser(s))
+	if !s.ByEasyAI() {
+		managedBy := s.ManagedBy
+		if managedBy == "" {
+			managedBy = printers.ExternalUser
+		}
+		printField(w, "Managed-By", managedBy)
+	}
+	printField(w, "Experiment", s.Experiment)
+	printField(w, "Created", when(s.Created, now))
+	printField(w, "Started", whenIf(s.Started, now))
+	printField(w, "Finished", whenIf(s.Finished, now))
+	printField(w, "Duration", printers.JobDuration(s, now))
+	printField(w, "Image", d.Image)
+	printField(w, "Command", printers.ShellJoin(d.Command))
+	printField(w, "Workers", fmt.Sprintf("%d/%d running", s.Workers.Ready, s.Workers.Total))
+	printField(w, "GPUs", printers.GPUs(s.GPUs))
+	for _, detail := range d.Details {
+		printField(w, detail.Name, detail.Value)
+	}
+}
+
+// printField writes one field of the header, on one line; "-" when value
+// is empty.
+func printField(w io.Writer, name, value string) {
+	if value == "" {
+		value = "-"
+	}
+	fmt.Fprintf(w, "%-12s%s\n", name+":", jobmodel.OneLine(value))
+}
+
+// statusOf is the job's shown state, what a job in debug mode waits for,
+// and the operator's reason and message.
+func statusOf(s *jobmodel.Summary) string {
 	status := s.ShownState()
 	if status == "DEBUG" {
 		status += " (" + string(s.Status.State) + "; easyai run " + s.Name + " starts the command)"
@@ -152,73 +200,29 @@ func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 	if s.Status.Message != "" {
 		status += ": " + s.Status.Message
 	}
-	field := func(name, value string) {
-		if value == "" {
-			value = "-"
-		}
-		fmt.Fprintf(w, "%-12s%s\n", name+":", jobmodel.OneLine(value))
-	}
-	field("Name", s.Name)
-	field("Namespace", s.Namespace)
-	field("Kind", fmt.Sprintf("%s (%s.%s)", d.KindName, d.ObjectKind, d.ObjectAPIVersion))
-	field("Status", status)
-	field("User", printers.JobUser(s))
-	if !s.ByEasyAI() {
-		managedBy := s.ManagedBy
-		if managedBy == "" {
-			managedBy = printers.ExternalUser
-		}
-		field("Managed-By", managedBy)
-	}
-	field("Experiment", s.Experiment)
-	field("Created", when(s.Created, now))
-	if s.Started != nil {
-		field("Started", when(*s.Started, now))
-	} else {
-		field("Started", "")
-	}
-	if s.Finished != nil {
-		field("Finished", when(*s.Finished, now))
-	} else {
-		field("Finished", "")
-	}
-	field("Duration", printers.JobDuration(s, now))
-	field("Image", d.Image)
-	field("Command", printers.ShellJoin(d.Command))
-	field("Workers", fmt.Sprintf("%d/%d running", s.Workers.Ready, s.Workers.Total))
-	field("GPUs", printers.GPUs(s.GPUs))
-	for _, detail := range d.Details {
-		field(detail.Name, detail.Value)
-	}
+	return status
+}
 
-	fmt.Fprintln(w)
-	if len(d.Replicas) == 0 {
+// printReplicas writes the table of the replicas, or that there are none.
+func printReplicas(w io.Writer, replicas []jobmodel.Replica, now time.Time) error {
+	if len(replicas) == 0 {
 		fmt.Fprintln(w, "Replicas: none")
-	} else {
-		fmt.Fprintln(w, "Replicas:")
-		t := printers.NewTable(w, true, "TASK", "STATUS", "NODE", "RESTARTS", "EXIT CODE", "REASON", "AGE")
-		for _, r := range d.Replicas {
-			exitCode := ""
-			if r.ExitCode != nil {
-				exitCode = strconv.Itoa(int(*r.ExitCode))
-			}
-			age := ""
-			if r.Created != nil {
-				age = printers.Age(now, *r.Created)
-			}
-			t.AddRow(r.Task, r.Phase, r.Node, strconv.Itoa(int(r.Restarts)), exitCode, r.Reason, age)
-		}
-		if err := t.Render(); err != nil {
-			return err
-		}
+		return nil
 	}
-
-	for _, ll := range d.LastLines {
-		printLastLines(w, ll)
+	fmt.Fprintln(w, "Replicas:")
+	t := printers.NewTable(w, true, "TASK", "STATUS", "NODE", "RESTARTS", "EXIT CODE", "REASON", "AGE")
+	for _, r := range replicas {
+		exitCode := ""
+		if r.ExitCode != nil {
+			exitCode = strconv.Itoa(int(*r.ExitCode))
+		}
+		age := ""
+		if r.Created != nil {
+			age = printers.Age(now, *r.Created)
+		}
+		t.AddRow(r.Task, r.Phase, r.Node, strconv.Itoa(int(r.Restarts)), exitCode, r.Reason, age)
 	}
-
-	fmt.Fprintln(w)
-	return o.printEvents(w, d.Events, now)
+	return t.Render()
 }
 
 // printLastLines writes the last lines of a failed container, indented
@@ -264,4 +268,12 @@ func (o *Options) printEvents(w io.Writer, events []jobclient.Event, now time.Ti
 // when prints a time in the local zone and how long ago it was.
 func when(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s ago)", t.Local().Format("2006-01-02 15:04:05 MST"), printers.HumanDuration(now.Sub(t)))
+}
+
+// whenIf is when of t, or "" when there is no t.
+func whenIf(t *time.Time, now time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return when(*t, now)
 }

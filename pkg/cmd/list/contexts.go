@@ -166,34 +166,14 @@ func (o *Options) listContexts(ctx context.Context, opts platform.ListOptions) [
 // runContexts lists the contexts and prints their jobs, by context, then
 // as one context's; it fails (exit 1) only when every context failed.
 func (o *Options) runContexts(ctx context.Context, opts platform.ListOptions) error {
-	listings := o.listContexts(ctx, opts)
-	var listed, failed []*contextListing
-	for _, l := range listings {
-		_, _ = l.notes.WriteTo(o.IO.ErrOut)
-		if l.err != nil {
-			fmt.Fprintf(o.IO.ErrOut, "Warning: context %q: %s\n", l.context, oneLine(l.err))
-			failed = append(failed, l)
-		} else {
-			listed = append(listed, l)
-		}
-	}
+	listed, failed := o.sayFailures(o.listContexts(ctx, opts))
 	if len(listed) == 0 {
-		names := make([]string, len(failed))
-		for i, l := range failed {
-			names[i] = l.context
-		}
-		return exit.WithHint(fmt.Errorf("no context could be listed (%s)", strings.Join(names, ", ")),
+		return exit.WithHint(fmt.Errorf("no context could be listed (%s)", strings.Join(contextNames(failed), ", ")),
 			fmt.Sprintf("%s list --context NAME shows one context's error with its hint", o.Factory.ExecutableName))
 	}
 	now := o.Factory.Now()
 	if o.Print.IsDocument() {
-		doc := contextList{APIVersion: jobclient.APIVersion, Kind: jobclient.ListDocumentKind, Items: []contextItem{}}
-		for _, l := range listed {
-			for _, j := range l.jobs {
-				doc.Items = append(doc.Items, contextItem{Context: l.context, Item: j.Item})
-			}
-		}
-		return o.Print.PrintDocument(o.IO.Out, doc)
+		return o.Print.PrintDocument(o.IO.Out, contextDocument(listed))
 	}
 	if o.Print.Format() == printers.FormatName {
 		for _, l := range listed {
@@ -203,18 +183,9 @@ func (o *Options) runContexts(ctx context.Context, opts platform.ListOptions) er
 		}
 		return nil
 	}
-	var first *contextListing
-	for _, l := range listed {
-		if len(l.jobs) > 0 {
-			first = l
-			break
-		}
-	}
+	first := firstWithJobs(listed)
 	if first == nil {
-		names := make([]string, len(listed))
-		for i, l := range listed {
-			names[i] = l.context
-		}
+		names := contextNames(listed)
 		what := "context "
 		if len(names) > 1 {
 			what = "contexts "
@@ -227,6 +198,53 @@ func (o *Options) runContexts(ctx context.Context, opts platform.ListOptions) er
 	}
 	if o.IO.IsStdoutTTY() {
 		fmt.Fprintf(o.IO.ErrOut, "To see one of them: %s get %s --context %s\n", o.Factory.ExecutableName, first.platform.JobArgs(first.jobs[0]), first.context)
+	}
+	return nil
+}
+
+// sayFailures writes each listing's notes on stderr, in the order of the
+// contexts, with a warning for each context that failed; it returns the
+// listings that succeeded and those that failed.
+func (o *Options) sayFailures(listings []*contextListing) (listed, failed []*contextListing) {
+	for _, l := range listings {
+		_, _ = l.notes.WriteTo(o.IO.ErrOut)
+		if l.err != nil {
+			fmt.Fprintf(o.IO.ErrOut, "Warning: context %q: %s\n", l.context, oneLine(l.err))
+			failed = append(failed, l)
+		} else {
+			listed = append(listed, l)
+		}
+	}
+	return listed, failed
+}
+
+// contextNames are the contexts of the listings.
+func contextNames(listings []*contextListing) []string {
+	names := make([]string, len(listings))
+	for i, l := range listings {
+		names[i] = l.context
+	}
+	return names
+}
+
+// contextDocument is the JobList of -o json: every context's jobs, each
+// with its context.
+func contextDocument(listed []*contextListing) contextList {
+	doc := contextList{APIVersion: jobclient.APIVersion, Kind: jobclient.ListDocumentKind, Items: []contextItem{}}
+	for _, l := range listed {
+		for _, j := range l.jobs {
+			doc.Items = append(doc.Items, contextItem{Context: l.context, Item: j.Item})
+		}
+	}
+	return doc
+}
+
+// firstWithJobs is the first listing that has jobs, or nil.
+func firstWithJobs(listed []*contextListing) *contextListing {
+	for _, l := range listed {
+		if len(l.jobs) > 0 {
+			return l
+		}
 	}
 	return nil
 }

@@ -49,15 +49,8 @@ type Options struct {
 	Contexts []string
 }
 
-// NewCmdList returns the command; runF replaces Complete and Run in tests.
-func NewCmdList(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
-		printers.FormatWide, printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List training jobs",
-		Long: `List the training jobs of every kind (TFJob, PyTorchJob, ...) in the namespace,
+// long is list's help.
+const long = `List the training jobs of every kind (TFJob, PyTorchJob, ...) in the namespace,
 or in all namespaces with -A, newest first.
 
 Jobs made without easyai are listed too: their USER is "(external)" when they
@@ -100,16 +93,29 @@ uses its own credentials: --token, --client-certificate, --client-key,
 --certificate-authority, --tls-server-name and --insecure-skip-tls-verify,
 which speak for one cluster, are refused with several contexts. Every other
 command works in one context, named as kubectl names it: easyai get NAME
---context CONTEXT (docs/output.md).`,
-		Example: `  easyai list
+--context CONTEXT (docs/output.md).`
+
+// examples are list's examples.
+const examples = `  easyai list
   easyai list -A --status running,queued
   easyai list --kind tf --experiment lr-sweep -o wide
   easyai list --mine -o json | jq -r '.items[].name'
   easyai list -l team=vision -o name
   easyai list --all-contexts --status running
   easyai list --context east,west -o json | jq -r '.items[] | .context + " " + .name'
-  easyai list --cluster prod --id train-20261123-42`,
-		Args: cmdutil.NoArgs,
+  easyai list --cluster prod --id train-20261123-42`
+
+// NewCmdList returns the command; runF replaces Complete and Run in tests.
+func NewCmdList(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
+		printers.FormatWide, printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List training jobs",
+		Long:    long,
+		Example: examples,
+		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
 				return err
@@ -123,6 +129,14 @@ command works in one context, named as kubectl names it: easyai get NAME
 			return o.Run(cmd.Context())
 		},
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags adds list's flags, --kind and --status completed with the
+// kinds and states there are.
+func (o *Options) addFlags(cmd *cobra.Command) {
+	f := o.Factory
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "list the jobs of every namespace")
 	fl.BoolVar(&o.AllContexts, "all-contexts", false, "list the jobs of every context of the kubeconfig, at once (--context A,B: of those)")
@@ -136,7 +150,6 @@ command works in one context, named as kubectl names it: easyai get NAME
 	fl.StringSliceVar(&o.Adopt, "id", nil, "timaker clusters: add the jobs of these timaker ids, submitted elsewhere, to this machine's list first (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(f.Kinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(strings.Split(strings.ToLower(stateNames()), ", "), cobra.ShellCompDirectiveNoFileComp))
-	return cmd
 }
 
 func stateNames() string {

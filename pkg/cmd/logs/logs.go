@@ -39,13 +39,8 @@ type Options struct {
 	Persisted *logsengine.Persisted
 }
 
-// NewCmdLogs returns the command; runF replaces Complete and Run in tests.
-func NewCmdLogs(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
-	cmd := &cobra.Command{
-		Use:   "logs JOB",
-		Short: "Print or follow the logs of a job's replicas",
-		Long: `Print the logs of a training job's replicas, each line prefixed with its
+// long is logs' help.
+const long = `Print the logs of a training job's replicas, each line prefixed with its
 replica: [worker-0], [ps-0], ... (coloured per replica on a terminal). A pod of
 several containers prefixes [worker-0/CONTAINER]; -c reads one container.
 On a terminal, what the containers wrote keeps its colours, but no other
@@ -77,27 +72,39 @@ job no longer has (it was scaled down) follow the others, unless --task or
 --role is given.
 
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. A --task the job
-does not have exits 3 and lists its tasks.`,
-		Example: `  easyai logs mnist
+does not have exits 3 and lists its tasks.`
+
+// examples are logs' examples.
+const examples = `  easyai logs mnist
   easyai logs mnist -f
   easyai logs mnist --task worker-0 --tail 100
   easyai logs mnist --role worker --since 10m --timestamps
   easyai logs mnist --task worker-1 --previous
 
   # after the job's pods were cleaned up: what its replicas kept on --storage
-  easyai logs mnist --task worker-0 --tail 50`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
+  easyai logs mnist --task worker-0 --tail 50`
+
+// NewCmdLogs returns the command; runF replaces Complete and Run in tests.
+func NewCmdLogs(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:     "logs JOB",
+		Short:   "Print or follow the logs of a job's replicas",
+		Long:    long,
+		Example: examples,
 	}
+	cmdutil.TakeOneJob(cmd, f, o, runF)
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags adds logs' flags.
+func (o *Options) addFlags(cmd *cobra.Command) {
+	f := o.Factory
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "follow the logs until the job ends (exit 4 if it fails)")
-	fl.StringArrayVar(&o.Tasks, "task", nil, "only this replica, as ROLE-INDEX (worker-0); repeatable")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTasksFlag(cmd, f, &o.Tasks, "only this replica, as ROLE-INDEX (worker-0); repeatable")
 	fl.StringVar(&o.Role, "role", "", "only the replicas of this role (worker, ps, master, ...)")
 	fl.StringVarP(&o.Container, "container", "c", "", "only this container of each pod (default: all)")
 	fl.Int64Var(&o.Tail, "tail", -1, "only the last N lines of each container (-1: all)")
@@ -105,7 +112,6 @@ does not have exits 3 and lists its tasks.`,
 	fl.BoolVar(&o.Timestamps, "timestamps", false, "show each line's timestamp")
 	fl.BoolVarP(&o.Previous, "previous", "p", false, "the log of each container's previous run (before its last restart)")
 	fl.IntVar(&o.MaxLogRequests, "max-log-requests", logsengine.DefaultMaxLogRequests, "most log streams followed at once with -f")
-	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.

@@ -20,13 +20,8 @@ type Options struct {
 	KindName string
 }
 
-// NewCmdOpen returns the command; runF replaces Complete and Run in tests.
-func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, Options: webopen.Options{IO: f.IOStreams}}
-	cmd := &cobra.Command{
-		Use:   "open JOB jupyter|tensorboard|PORTNAME|PORT",
-		Short: "Open a web tool of a training job in the browser",
-		Long: `Forward a web tool of a training job to a local port, print its URL and open
+// long is open's help.
+const long = `Forward a web tool of a training job to a local port, print its URL and open
 it in the browser, then keep forwarding until Ctrl-C (as port-forward does,
 following the replica to a new pod).
 
@@ -57,13 +52,24 @@ installed as a snap (Ubuntu's Firefox) cannot read those directories: the
 page then goes to its own ~/snap/NAME/common, or, without one, open says so
 in one line (--no-browser --show-token prints the URL to open yourself). The
 browser is opened when there is one ($BROWSER, or a display on Linux) and not
---no-browser.`,
-		Example: `  easyai open mnist tensorboard
+--no-browser.`
+
+// examples are open's examples.
+const examples = `  easyai open mnist tensorboard
   easyai open mnist jupyter --no-browser
   easyai open mnist code-server
   easyai open tf/mnist metrics --task worker-1
-  easyai open mnist 8080 --port 8080`,
-		Args: cmdutil.ExactArgs(2, "a job and an endpoint: JOB NAME"),
+  easyai open mnist 8080 --port 8080`
+
+// NewCmdOpen returns the command; runF replaces Complete and Run in tests.
+func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, Options: webopen.Options{IO: f.IOStreams}}
+	cmd := &cobra.Command{
+		Use:     "open JOB jupyter|tensorboard|PORTNAME|PORT",
+		Short:   "Open a web tool of a training job in the browser",
+		Long:    long,
+		Example: examples,
+		Args:    cmdutil.ExactArgs(2, "a job and an endpoint: JOB NAME"),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) == 0 {
 				return cmdutil.CompleteJobs(f)(cmd, args, toComplete)
@@ -78,15 +84,19 @@ browser is opened when there is one ($BROWSER, or a display on Linux) and not
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
+	addFlags(cmd, f, o)
+	return cmd
+}
+
+// addFlags adds open's flags.
+func addFlags(cmd *cobra.Command, f *cmdutil.Factory, o *Options) {
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to open it in, e.g. worker-1 (default: where the endpoint is)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	cmdutil.AddTaskFlag(cmd, f, &o.Task, "the replica to open it in", "where the endpoint is")
 	fl.StringVar(&o.Address, "address", "127.0.0.1", "local address to listen on (an IP address or localhost)")
 	fl.IntVar(&o.LocalPort, "port", 0, "local port (default: a free one)")
 	fl.BoolVar(&o.NoBrowser, "no-browser", false, "only print the URL")
 	fl.BoolVar(&o.ShowToken, "show-token", false, "print the URL with the login token (the token is a secret)")
-	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.

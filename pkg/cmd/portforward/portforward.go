@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -20,9 +21,8 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
+	jobcmd.ReplicaOptions
 
-	Task         string
 	AddressFlags []string
 	PortArgs     []string
 	// Stdio carries one connection to the one port given on stdin and
@@ -78,9 +78,7 @@ stdout instead, and ends with it: what an ssh ProxyCommand needs. Nothing but th
 		},
 	}
 	fl := cmd.Flags()
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to forward to, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
+	o.AddReplicaFlags(cmd, f, "the replica to forward to", cmdutil.DefaultReplica)
 	fl.BoolVar(&o.Stdio, "stdio", false, "carry one connection to the one REMOTE port on stdin and stdout (an ssh ProxyCommand) instead of listening")
 	fl.StringSliceVar(&o.AddressFlags, "address", []string{"127.0.0.1"}, "local addresses to listen on (repeat or comma-separate; IP addresses or localhost)")
 	return cmd
@@ -110,11 +108,10 @@ func (o *Options) Validate() error {
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
+	r, err := o.CompleteReplicas(o.Factory)
 	if err != nil {
 		return err
 	}
-	o.Namespace, o.Client = r.Namespace, r.Jobs
 	o.Replicas = r
 	o.Forwarder = &remote.Forwarder{
 		Config: r.Config, Kube: r.Kube, Namespace: r.Namespace, Addresses: o.Addresses, Ports: o.Ports,
@@ -131,7 +128,7 @@ func (o *Options) Run(ctx context.Context) error {
 	task := o.Task
 	first := true
 	o.Forwarder.Resolve = func(ctx context.Context) (jobmodel.Replica, error) {
-		j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+		j, err := o.FindJob(ctx)
 		if err != nil {
 			return jobmodel.Replica{Task: task}, err
 		}
@@ -153,7 +150,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 // runStdio carries one connection to the replica's port on stdin and stdout.
 func (o *Options) runStdio(ctx context.Context) error {
-	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	j, err := o.FindJob(ctx)
 	if err != nil {
 		return err
 	}

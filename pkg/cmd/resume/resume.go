@@ -4,34 +4,25 @@ package resume
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
-	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
 // Options of resume.
 type Options struct {
-	Factory *cmdutil.Factory
-	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
-
-	// Wait until the job is running (--wait), at most Timeout.
-	Wait    bool
-	Timeout time.Duration
-	Force   bool
+	jobcmd.SuspendOptions
+	Force bool
 }
 
 // NewCmdResume returns the command; runF replaces Complete and Run in tests.
 func NewCmdResume(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{SuspendOptions: jobcmd.SuspendOptions{Factory: f, IO: f.IOStreams}}
 	cmd := &cobra.Command{
 		Use:   "resume JOB",
 		Short: "Resume a suspended training job",
@@ -54,32 +45,17 @@ waits until the job runs again. A job that is not suspended is an error
   easyai resume tf/mnist --wait --timeout 10m
   # a Volcano job on its last retry, from a script
   easyai resume volcano/resnet --force`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until the job is running; exit 4 if it fails, 5 on --timeout")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.TakeOneJob(cmd, f, o, runF)
+	o.AddSuspendFlags(cmd, "wait until the job is running; exit 4 if it fails, 5 on --timeout")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "resume even when the resume makes the job's operator fail it (Volcano's last retry)")
 	return cmd
 }
 
-// Validate checks the job argument without reaching the cluster.
-func (o *Options) Validate() error {
-	return o.ParseJob(o.Factory.Kinds)
-}
-
-// Complete resolves the namespace and the client.
-func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
-
 // Run finds the suspended job, warns and asks when resuming it would fail
 // it, and asks its operator to resume it.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "resumed")
+	t, err := o.FindSuspendable(ctx, "resumed")
 	if err != nil {
 		return err
 	}
@@ -101,15 +77,6 @@ func (o *Options) Run(ctx context.Context) error {
 			}
 		}
 	}
-	if err := t.DeletedSinceFound(t.Suspender.Resume(ctx, o.Client.Dynamic, t.Object), o.Namespace); err != nil {
-		return err
-	}
-	fmt.Fprintf(o.IO.Out, "resumed %s\n", t)
-	if o.Wait {
-		return jobwait.For(ctx, o.IO, o.Factory.Platform, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Running, o.Timeout)
-	}
-	if o.IO.IsStderrTTY() {
-		fmt.Fprintf(o.IO.ErrOut, "Its pods are being created. Wait for them with: %s wait %s --for running\n", o.Factory.ExecutableName, t)
-	}
-	return nil
+	next := fmt.Sprintf("Its pods are being created. Wait for them with: %s wait %s --for running", o.Factory.ExecutableName, t)
+	return o.Change(ctx, t, t.Suspender.Resume, "resumed", waiter.Running, next)
 }

@@ -1,6 +1,7 @@
 package root
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,4 +59,56 @@ func findCommand(root *cobra.Command, args []string) (*cobra.Command, []string, 
 		}
 	}
 	return target, left, nil
+}
+
+// rejectHelpOfUnknown makes --help (-h) given to a command with
+// subcommands beside an argument that names none of them ("easyai serve
+// --help") print nothing: cobra would print the command's help and exit 0.
+// execute then ends the run with the usage error the same line gives
+// without --help (exit 2, with the commands it is close to).
+func rejectHelpOfUnknown(root *cobra.Command) {
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if helpOfUnknown(c) != nil {
+			return
+		}
+		help(c, args)
+	})
+}
+
+// helpOfUnknown is the usage error of --help asked of c, a command with
+// subcommands, beside an argument that names none of them: the error c's
+// argument check gives without --help. It is nil for any other run,
+// including help asked through "easyai help COMMAND" (c's flags unparsed).
+func helpOfUnknown(c *cobra.Command) error {
+	if c == nil || !c.HasSubCommands() || !c.Flags().Parsed() {
+		return nil
+	}
+	if asked, err := c.Flags().GetBool("help"); err != nil || !asked {
+		return nil
+	}
+	args := c.Flags().Args()
+	if len(args) > 0 {
+		if sub, _, err := c.Find(args[:1]); err == nil && sub != c {
+			// "easyai --help config": cobra took the subcommand for the
+			// value of a flag it did not know yet, and c's help is shown,
+			// as it always was.
+			return nil
+		}
+	}
+	if err := c.ValidateArgs(args); cmdutil.IsUnknownCommand(err) {
+		return err
+	}
+	return nil
+}
+
+// execute runs the command tree as Main does: cobra's Execute, whose
+// --help after an unknown command (rejectHelpOfUnknown) is that command's
+// usage error.
+func execute(ctx context.Context, root *cobra.Command) error {
+	c, err := root.ExecuteContextC(ctx)
+	if err != nil {
+		return err
+	}
+	return helpOfUnknown(c)
 }

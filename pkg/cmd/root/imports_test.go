@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/easyai-dev/easyai/pkg/cmd/factory"
 	"github.com/easyai-dev/easyai/pkg/printers"
-	"github.com/spf13/cobra"
 )
 
 // TestCommandsImportNoCommands keeps the arrows pointing down: a command

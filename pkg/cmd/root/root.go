@@ -55,14 +55,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 )
 
-// NewCmdRoot returns the root command with every subcommand.
-func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
-	var verbosity int
-	var noColor bool
-	cmd := &cobra.Command{
-		Use:   "easyai",
-		Short: "Run distributed training on Kubernetes without writing YAML",
-		Long: `easyai submits distributed training jobs (TensorFlow, PyTorch, MPI,
+// long is easyai's help.
+const long = `easyai submits distributed training jobs (TensorFlow, PyTorch, MPI,
 XGBoost, Paddle, JAX, Volcano, ColossalAI) to a Kubernetes cluster and works
 with them: list and inspect them, follow their logs, run commands and open
 shells in their replicas, forward their ports, download their files, upload
@@ -72,19 +66,26 @@ of its own: everything lives in labels and annotations on the cluster's
 objects, and it reaches the cluster through your kubeconfig, as kubectl does.
 
 Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
-5 timed out, 130 interrupted.`,
-		Example: `  easyai submit tf --workers 2 --gpus 1 --image tensorflow/tensorflow:2.16.1-gpu -- python train.py
+5 timed out, 130 interrupted.`
+
+// examples are easyai's examples.
+const examples = `  easyai submit tf --workers 2 --gpus 1 --image tensorflow/tensorflow:2.16.1-gpu -- python train.py
   easyai list
-  easyai get mnist`,
+  easyai get mnist`
+
+// NewCmdRoot returns the root command with every subcommand.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	g := &globalFlags{}
+	cmd := &cobra.Command{
+		Use:           "easyai",
+		Short:         "Run distributed training on Kubernetes without writing YAML",
+		Long:          long,
+		Example:       examples,
 		Version:       build.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if noColor {
-				f.IOStreams.DisableColor()
-			}
-			f.CommandPath = cmd.CommandPath()
-			return setVerbosity(verbosity, f.IOStreams.ErrOut)
+			return g.apply(f, cmd)
 		},
 	}
 	if f.ExecutableName != "" && f.ExecutableName != cmd.Name() {
@@ -95,16 +96,22 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		// "submit tff --ps 1": the mistyped kind, not the flag only it has.
-		if c.HasSubCommands() {
-			if argsErr := c.ValidateArgs(c.Flags().Args()); cmdutil.IsUnknownCommand(argsErr) {
-				return argsErr
-			}
-		}
-		return exit.UsageErrorf("%v (see %s --help)", err, c.CommandPath())
-	})
+	cmd.SetFlagErrorFunc(flagError)
+	g.add(cmd, f)
+	addCommands(cmd, f)
+	return cmd
+}
 
+// globalFlags are the root's flags that act before any command runs.
+type globalFlags struct {
+	verbosity int
+	noColor   bool
+}
+
+// add adds the flags every command has: kubectl's connection flags,
+// --config, --cluster (completed with the configuration's clusters), -v
+// and --no-color.
+func (g *globalFlags) add(cmd *cobra.Command, f *cmdutil.Factory) {
 	pf := cmd.PersistentFlags()
 	// --cluster is easyai's (a timaker cluster of the configuration, or
 	// else a cluster of the kubeconfig, as kubectl's --cluster).
@@ -115,9 +122,36 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	_ = cmd.RegisterFlagCompletionFunc("cluster", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return config.ClusterNames(f.ConfigPath), cobra.ShellCompDirectiveNoFileComp
 	})
-	pf.IntVarP(&verbosity, "v", "v", 0, "log level of the Kubernetes client: from 1 its own messages (retried watches), 6 each request, 8 with bodies")
-	pf.BoolVar(&noColor, "no-color", false, "never colour the output (also: NO_COLOR set)")
+	pf.IntVarP(&g.verbosity, "v", "v", 0, "log level of the Kubernetes client: from 1 its own messages (retried watches), 6 each request, 8 with bodies")
+	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output (also: NO_COLOR set)")
+}
 
+// apply acts on the flags before cmd runs: --no-color, the command's path
+// for messages, and -v.
+func (g *globalFlags) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
+	if g.noColor {
+		f.IOStreams.DisableColor()
+	}
+	f.CommandPath = cmd.CommandPath()
+	return setVerbosity(g.verbosity, f.IOStreams.ErrOut)
+}
+
+// flagError makes a flag that does not parse a usage error naming the
+// command's help; but a mistyped subcommand before it is the error
+// ("submit tff --ps 1": the kind, not the flag only tf has).
+func flagError(c *cobra.Command, err error) error {
+	if c.HasSubCommands() {
+		if argsErr := c.ValidateArgs(c.Flags().Args()); cmdutil.IsUnknownCommand(argsErr) {
+			return argsErr
+		}
+	}
+	return exit.UsageErrorf("%v (see %s --help)", err, c.CommandPath())
+}
+
+// addCommands adds the subcommands, in the groups and order --help lists
+// them, then the help command; a command with subcommands refuses an
+// argument that names none of them, with or without --help.
+func addCommands(cmd *cobra.Command, f *cmdutil.Factory) {
 	// Commands are listed in the order of commandGroups, not by name.
 	cobra.EnableCommandSorting = false
 	for _, g := range commandGroups(f) {
@@ -129,9 +163,9 @@ Exit codes: 0 ok, 1 error, 2 bad usage or input, 3 not found, 4 job failed,
 	}
 	cmdutil.RejectUnknownSubcommands(cmd)
 	cmd.SetHelpCommand(newCmdHelp(cmd))
+	rejectHelpOfUnknown(cmd)
 	cmd.SetHelpCommandGroupID("settings")
 	cmd.SetCompletionCommandGroupID("settings")
-	return cmd
 }
 
 type commandGroup struct {
@@ -153,7 +187,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			resumecmd.NewCmdResume(f, nil),
 			deletecmd.NewCmdDelete(f, nil),
 			prunecmd.NewCmdPrune(f, nil),
-			topcmd.NewCmdTop(f, nil),
+			topcmd.NewCmdTop(f),
 			queuecmd.NewCmdQueue(f),
 			runtimescmd.NewCmdRuntimes(f, nil),
 			notebookcmd.NewCmdNotebook(f),
@@ -216,7 +250,7 @@ func Main() int {
 	f := factory.New()
 	f.ExecutableName = executableName(os.Args[0])
 	cmd := NewCmdRoot(f)
-	err := cmd.ExecuteContext(ctx)
+	err := execute(ctx, cmd)
 	if err == nil {
 		return exit.OK
 	}

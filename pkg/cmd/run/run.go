@@ -10,27 +10,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-// DefaultMaxParallel is --max-parallel's default, as exec's.
-const DefaultMaxParallel = 32
+// DefaultMaxParallel is --max-parallel's default, as exec's (remote's).
+const DefaultMaxParallel = remote.DefaultMaxParallel
 
 // Options of run.
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
-
-	Task     string
-	All      bool
-	Parallel int
-
-	// Set by Complete.
-	Executor remote.Executor
+	jobcmd.ReplicaOptions
+	jobcmd.AllReplicas
 }
 
 // NewCmdRun returns the command; runF replaces Complete and Run in tests.
@@ -57,51 +52,34 @@ A job not in debug mode is refused (exit 2): use "easyai exec".`,
   easyai attach mnist                   # look around first
   easyai run mnist --task worker-0
   easyai run mnist --all`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
-	fl := cmd.Flags()
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica to start the command in, e.g. worker-1 (default: the first that waits)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
-	fl.BoolVar(&o.All, "all", false, "start it in every running replica that waits, prefixing each line of output")
-	fl.IntVar(&o.Parallel, "max-parallel", DefaultMaxParallel, "with --all: most replicas it runs in at once")
+	cmdutil.TakeOneJob(cmd, f, o, runF)
+	o.AddReplicaFlags(cmd, f, "the replica to start the command in", "the first that waits")
+	o.AddAllFlags(cmd, "start it in every running replica that waits, prefixing each line of output", "with --all: most replicas it runs in at once")
 	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.
 func (o *Options) Validate() error {
-	if o.All && o.Task != "" {
-		return exit.UsageErrorf("--all runs in every replica that waits: not with --task")
-	}
-	if o.Parallel < 1 {
-		return exit.UsageErrorf("--max-parallel %d: must be at least 1", o.Parallel)
+	if err := o.ValidateAll(o.Task, "every replica that waits"); err != nil {
+		return err
 	}
 	return o.ParseJob(o.Factory.Kinds)
 }
 
 // Complete resolves the namespace and the clients.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
-	if err != nil {
-		return err
-	}
-	o.Namespace, o.Client = r.Namespace, r.Jobs
-	o.Executor = r.Executor()
-	return nil
+	_, err := o.CompleteReplicas(o.Factory)
+	return err
 }
 
 // Run finds the replicas that wait and starts the command in them.
 func (o *Options) Run(ctx context.Context) error {
-	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	j, err := o.FindJob(ctx)
 	if err != nil {
 		return err
 	}
-	name := j.Kind.Name() + "/" + j.Object.GetName()
+	name := j.String()
 	if j.Object.GetLabels()[jobmodel.DebugLabel] != "true" {
 		return exit.UsageErrorf("%s is not in debug mode (easyai submit --debug): to run a command in it, use easyai exec", name)
 	}
@@ -137,12 +115,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := remote.Runnable(r); err != nil {
 		return err
 	}
-	command := waiting[r.Task]
-	err = o.Executor.Exec(ctx, o.Namespace, r.Pod, "", remote.Shell(command), remote.Streams{Stdout: o.IO.Out, Stderr: o.IO.ErrOut})
-	if _, exited := remote.ExitCode(err); err != nil && !exited {
-		return fmt.Errorf("run in %s (pod %s): %w", r.Task, r.Pod, err)
-	}
-	return remote.ExitError(err)
+	s := remote.Streams{Stdout: o.IO.Out, Stderr: o.IO.ErrOut}
+	return remote.ExecIn(ctx, o.Executor, o.Namespace, r, "", remote.Shell(waiting[r.Task]), s, "run")
 }
 
 func (o *Options) runAll(ctx context.Context, j *remote.Job, name string, waiting map[string]string) error {
@@ -165,14 +139,7 @@ func (o *Options) runAll(ctx context.Context, j *remote.Job, name string, waitin
 		}
 	}
 	failures := remote.RunAll(ctx, o.Executor, o.Namespace, "", targets, remote.Shell(command), o.Parallel, o.IO.Out, o.IO.ErrOut)
-	if len(failures) == 0 {
-		return nil
-	}
-	out := make([]string, len(failures))
-	for i, f := range failures {
-		out[i] = f.String()
-	}
-	return fmt.Errorf("the command failed in %d of %d replicas: %s", len(failures), len(targets), strings.Join(out, ", "))
+	return remote.FailedIn(failures, len(targets))
 }
 
 func names(replicas []jobmodel.Replica, waiting map[string]string) []string {

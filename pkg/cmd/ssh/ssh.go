@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/remote"
@@ -31,18 +31,13 @@ const ProbeTimeout = 10 * time.Second
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
+	jobcmd.SSHOptions
 
-	Task string
-	User string
 	// Args go to ssh after the host: its options, or a remote command.
 	Args []string
 
 	// Set by Complete.
-	Config   *rest.Config
-	Kube     kubernetes.Interface
-	Executor remote.Executor
-	Proxy    sshaccess.Proxy
+	Config *rest.Config
 	// SSH is the OpenSSH client (ssh on $PATH).
 	SSH string
 }
@@ -87,49 +82,31 @@ through "easyai attach" instead (which needs a terminal).`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
-	fl := cmd.Flags()
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "the replica, e.g. worker-1 (default: chief, master, launcher or worker-0)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
-	fl.StringVarP(&o.User, "user", "l", "root", "the user to log in as")
+	o.AddSSHFlags(cmd, f, "the replica", cmdutil.DefaultReplica, "the user to log in as")
 	return cmd
 }
 
 // Validate checks the arguments without reaching the cluster.
-func (o *Options) Validate() error {
-	if err := sshaccess.CheckUser(o.User); err != nil {
-		return err
-	}
-	return o.ParseJob(o.Factory.Kinds)
-}
+func (o *Options) Validate() error { return o.ValidateSSH(o.Factory.Kinds) }
 
 // Complete resolves the clients, the ProxyCommand and the ssh client.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
+	r, err := o.CompleteSSH(o.Factory)
 	if err != nil {
 		return err
 	}
-	o.Namespace, o.Client, o.Kube, o.Config = r.Namespace, r.Jobs, r.Kube, r.Config
-	o.Executor = r.Executor()
-	if o.Proxy, err = sshaccess.ProxyOf(o.Factory.ConfigFlags); err != nil {
-		return err
-	}
+	o.Config = r.Config
 	o.SSH, _ = exec.LookPath("ssh")
 	return nil
 }
 
 // Run finds the replica and runs ssh into it, or attaches.
 func (o *Options) Run(ctx context.Context) error {
-	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	j, r, err := o.FindRunnable(ctx, o.IO.ErrOut)
 	if err != nil {
 		return err
 	}
-	r, err := j.RunnableReplica(o.Task, o.IO.ErrOut)
-	if err != nil {
-		return err
-	}
-	name := j.Object.GetName()
-	jobArg := j.Kind.Name() + "/" + name
+	name, jobArg := j.Object.GetName(), j.String()
 	key, err := sshaccess.JobHostKey(ctx, o.Kube, o.Namespace, j)
 	var noSSH sshaccess.ErrNoSSH
 	if errors.As(err, &noSSH) {
@@ -156,7 +133,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	target := sshaccess.Target{Alias: sshaccess.Alias(r.Task, name, o.Namespace), Task: r.Task, JobArg: jobArg, Namespace: o.Namespace, User: o.User}
+	target := o.Target(j, r.Task)
 	config := filepath.Join(dir, "config")
 	f, err := os.OpenFile(config, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -23,15 +23,10 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
+	jobcmd.SSHOptions
 
-	Task string
-	User string
-
-	// Set by Complete.
-	Kube  kubernetes.Interface
-	Proxy sshaccess.Proxy
-	Dir   string
+	// Dir is where the known hosts are written (set by Complete).
+	Dir string
 }
 
 // NewCmdSSHConfig returns the command; runF replaces Complete and Run in tests.
@@ -59,51 +54,32 @@ they are in ~/.ssh/config (or a file it Includes).`,
   scp results.tar worker-0.mnist.team-a:/tmp/
   rsync -av ./src/ worker-0.mnist.team-a:/workspace/src/
   easyai ssh-config tf/mnist --task worker-1 --user jovyan`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
-	fl := cmd.Flags()
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.Task, "task", "", "only this replica, e.g. worker-1 (default: every replica)")
-	_ = cmd.RegisterFlagCompletionFunc("task", cmdutil.CompleteTasks(f))
-	fl.StringVarP(&o.User, "user", "l", "root", "the user to log in as (the one the replica's command runs as, for an sshd not run by root)")
+	cmdutil.TakeOneJob(cmd, f, o, runF)
+	o.AddSSHFlags(cmd, f, "only this replica", "every replica", "the user to log in as (the one the replica's command runs as, for an sshd not run by root)")
 	return cmd
 }
 
 // Validate checks the arguments without reaching the cluster.
-func (o *Options) Validate() error {
-	if err := sshaccess.CheckUser(o.User); err != nil {
-		return err
-	}
-	return o.ParseJob(o.Factory.Kinds)
-}
+func (o *Options) Validate() error { return o.ValidateSSH(o.Factory.Kinds) }
 
 // Complete resolves the namespace, the clients and the ProxyCommand.
 func (o *Options) Complete() error {
-	r, err := cmdutil.ReplicaClients(o.Factory)
-	if err != nil {
+	if _, err := o.CompleteSSH(o.Factory); err != nil {
 		return err
 	}
-	o.Namespace, o.Client, o.Kube = r.Namespace, r.Jobs, r.Kube
-	if o.Proxy, err = sshaccess.ProxyOf(o.Factory.ConfigFlags); err != nil {
-		return err
-	}
+	var err error
 	o.Dir, err = sshaccess.KnownHostsDir()
 	return err
 }
 
 // Run reads the job and its host key and prints the blocks.
 func (o *Options) Run(ctx context.Context) error {
-	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
+	j, err := o.FindJob(ctx)
 	if err != nil {
 		return err
 	}
-	name := j.Object.GetName()
-	jobArg := j.Kind.Name() + "/" + name
+	name, jobArg := j.Object.GetName(), j.String()
 	key, err := sshaccess.JobHostKey(ctx, o.Kube, o.Namespace, j)
 	var noSSH sshaccess.ErrNoSSH
 	if errors.As(err, &noSSH) {
@@ -122,7 +98,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	var targets []sshaccess.Target
 	for _, r := range replicas {
-		targets = append(targets, sshaccess.Target{Alias: sshaccess.Alias(r.Task, name, o.Namespace), Task: r.Task, JobArg: jobArg, Namespace: o.Namespace, User: o.User})
+		targets = append(targets, o.Target(j, r.Task))
 	}
 	// Nothing is written, not even the known hosts, for a config that
 	// would hold what is not a plain name.

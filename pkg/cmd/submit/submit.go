@@ -159,9 +159,8 @@ func addCommonFlags(cmd *cobra.Command, o *Options) {
 	o.Request.Flags.AddFlags(cmd)
 	o.ValueFlags.AddFlags(cmd, &o.Request)
 	o.Print.AddFlags(cmd)
-	fs.BoolVar(&o.Wait, "wait", false, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)", &o.Timeout, waiter.DefaultTimeout)
 	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
-	fs.DurationVar(&o.Timeout, "timeout", waiter.DefaultTimeout, "with --wait: give up after this long (exit 5)")
 	o.Notify.AddFlags(cmd)
 }
 

@@ -5,32 +5,23 @@ package suspend
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/cmdutil/jobcmd"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
-	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
 // Options of suspend.
 type Options struct {
-	Factory *cmdutil.Factory
-	IO      *iostreams.IOStreams
-	cmdutil.JobOptions
-
-	// Wait until the job is suspended (--wait), at most Timeout.
-	Wait    bool
-	Timeout time.Duration
+	jobcmd.SuspendOptions
 }
 
 // NewCmdSuspend returns the command; runF replaces Complete and Run in tests.
 func NewCmdSuspend(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{SuspendOptions: jobcmd.SuspendOptions{Factory: f, IO: f.IOStreams}}
 	cmd := &cobra.Command{
 		Use:   "suspend JOB",
 		Short: "Suspend a training job: stop its pods, keep the job",
@@ -55,30 +46,15 @@ kind cannot be suspended (exit 2).`,
   easyai suspend resnet --kind volcano
   # later
   easyai resume mnist`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
-	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until the job is suspended; exit 4 if it fails, 5 on --timeout")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.TakeOneJob(cmd, f, o, runF)
+	o.AddSuspendFlags(cmd, "wait until the job is suspended; exit 4 if it fails, 5 on --timeout")
 	return cmd
 }
 
-// Validate checks the job argument without reaching the cluster.
-func (o *Options) Validate() error {
-	return o.ParseJob(o.Factory.Kinds)
-}
-
-// Complete resolves the namespace and the client.
-func (o *Options) Complete() error { return o.CompleteJob(o.Factory) }
-
 // Run finds the job, checks that it can be suspended and asks its operator to.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "suspended")
+	t, err := o.FindSuspendable(ctx, "suspended")
 	if err != nil {
 		return err
 	}
@@ -88,15 +64,6 @@ func (o *Options) Run(ctx context.Context) error {
 	case state.Final():
 		return fmt.Errorf("%s has finished (%s): there is nothing to suspend", t, state)
 	}
-	if err := t.DeletedSinceFound(t.Suspender.Suspend(ctx, o.Client.Dynamic, t.Object), o.Namespace); err != nil {
-		return err
-	}
-	fmt.Fprintf(o.IO.Out, "suspended %s\n", t)
-	if o.Wait {
-		return jobwait.For(ctx, o.IO, o.Factory.Platform, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, waiter.Suspended, o.Timeout)
-	}
-	if o.IO.IsStderrTTY() {
-		fmt.Fprintf(o.IO.ErrOut, "Its pods are being deleted. Resume it with: %s resume %s\n", o.Factory.ExecutableName, t)
-	}
-	return nil
+	next := fmt.Sprintf("Its pods are being deleted. Resume it with: %s resume %s", o.Factory.ExecutableName, t)
+	return o.Change(ctx, t, t.Suspender.Suspend, "suspended", waiter.Suspended, next)
 }

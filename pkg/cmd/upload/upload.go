@@ -50,14 +50,8 @@ type Options struct {
 	storageSet bool
 }
 
-// NewCmdUpload returns the command; runF replaces Complete and Run in tests.
-func NewCmdUpload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams,
-		Print: printers.NewPrintFlags("a summary on stderr only", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
-	cmd := &cobra.Command{
-		Use:   "upload LOCAL_PATH [--to data|share|JOB] [--storage STORAGE]",
-		Short: "Copy files onto the team's shared storage",
-		Long: `Copy a local file or directory onto the team's shared storage (the volume
+// long is upload's help.
+const long = `Copy a local file or directory onto the team's shared storage (the volume
 of submit --storage, docs/storage.md). LOCAL_PATH keeps its name inside the
 target:
 
@@ -101,8 +95,10 @@ their size are not sent again.
 
 A progress bar is drawn on stderr when it is a terminal; a one-line summary
 follows there. -o json (or yaml, or a template) also prints the summary as a
-document on stdout.`,
-		Example: `  # a dataset into your data directory, then a job that reads it at /data_dir/imagenet
+document on stdout.`
+
+// examples are upload's examples.
+const examples = `  # a dataset into your data directory, then a job that reads it at /data_dir/imagenet
   easyai upload ./imagenet
   easyai submit pytorch --data-dir data/alice/imagenet ...
 
@@ -113,8 +109,18 @@ document on stdout.`,
   easyai upload ./eval.yaml --to mnist
 
   # for a script: what was uploaded, where
-  easyai upload ./imagenet -o json`,
-		Args: cmdutil.ExactArgs(1, "a local file or directory: LOCAL_PATH"),
+  easyai upload ./imagenet -o json`
+
+// NewCmdUpload returns the command; runF replaces Complete and Run in tests.
+func NewCmdUpload(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams,
+		Print: printers.NewPrintFlags("a summary on stderr only", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
+	cmd := &cobra.Command{
+		Use:     "upload LOCAL_PATH [--to data|share|JOB] [--storage STORAGE]",
+		Short:   "Copy files onto the team's shared storage",
+		Long:    long,
+		Example: examples,
+		Args:    cmdutil.ExactArgs(1, "a local file or directory: LOCAL_PATH"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveDefault
 		},
@@ -124,6 +130,14 @@ document on stdout.`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags adds upload's flags, --to completed with data, share and the
+// namespace's jobs.
+func (o *Options) addFlags(cmd *cobra.Command) {
+	f := o.Factory
 	fl := cmd.Flags()
 	fl.StringVar(&o.To, "to", ToData, "where: data (your data directory), share (the team's) or a job (its share_dir), NAME or KIND/NAME")
 	_ = cmd.RegisterFlagCompletionFunc("to", func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -133,7 +147,6 @@ document on stdout.`,
 	fl.StringVar(&o.Storage, "storage", "", "the storage, "+storage.Form+" (default: the storage setting)")
 	o.Print.AddFlags(cmd)
 	o.Flags.AddFlags(cmd, "uploader", "sh, sleep, mkdir, head, tar, find and stat")
-	return cmd
 }
 
 // toJob says --to names a job.

@@ -38,14 +38,8 @@ type Options struct {
 	notifier *notify.Notifier
 }
 
-// NewCmdWait returns the command; runF replaces Complete and Run in tests.
-func NewCmdWait(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams,
-		Print: printers.NewPrintFlags("nothing on stdout", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
-	cmd := &cobra.Command{
-		Use:   "wait JOB",
-		Short: "Wait for a training job to run, finish or succeed",
-		Long: `Wait until a training job reaches a state, watching the job (not polling it), and exit
+// long is wait's help.
+const long = `Wait until a training job reaches a state, watching the job (not polling it), and exit
 with the result: 0 when reached, 4 when the job failed, 5 when --timeout ran
 out, 3 when there is no such job (or it was deleted while waiting).
 
@@ -79,26 +73,40 @@ goes on) or suspended (with --for suspended); by default, every way the wait
 can end. The URLs are never printed; the configuration's notify setting
 gives them when --notify is not given, and --notify none sends nothing. A
 webhook that fails is one line on stderr and never changes the exit code
-(docs/notifications.md).`,
-		Example: `  easyai wait mnist
+(docs/notifications.md).`
+
+// examples are wait's examples.
+const examples = `  easyai wait mnist
   easyai wait tf/mnist --for running --timeout 10m
   easyai wait mnist -o json | jq .status.state
   # tell a Slack channel when the job started and when it ended
   easyai wait mnist --notify slack:https://hooks.slack.com/services/T0/B0/XXXX --notify-on running,finished
   # POST how it ended to a service of your own, only on failure
-  easyai wait mnist --notify https://ci.example.com/hooks/easyai --notify-on failed`,
-		Args:              cmdutil.ExactArgs(1, "a job: NAME or KIND/NAME"),
-		ValidArgsFunction: cmdutil.CompleteJob(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.JobArg = args[0]
-			o.changed = func(flag string) bool { return cmd.Flags().Changed(flag) }
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
+  easyai wait mnist --notify https://ci.example.com/hooks/easyai --notify-on failed`
+
+// NewCmdWait returns the command; runF replaces Complete and Run in tests.
+func NewCmdWait(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams,
+		Print: printers.NewPrintFlags("nothing on stdout", printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
+	cmd := &cobra.Command{
+		Use:     "wait JOB",
+		Short:   "Wait for a training job to run, finish or succeed",
+		Long:    long,
+		Example: examples,
 	}
+	cmdutil.TakeOneJob(cmd, f, o, runF)
+	o.changed = cmd.Flags().Changed
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags adds wait's flags, --for completed with the conditions.
+func (o *Options) addFlags(cmd *cobra.Command) {
+	f := o.Factory
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
 	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
-	fl.DurationVar(&o.Timeout, "timeout", waiter.DefaultTimeout, "give up after this long (exit 5); 0 waits forever")
+	cmdutil.AddTimeoutFlag(cmd, &o.Timeout, waiter.DefaultTimeout)
 	fl.DurationVar(&o.StuckAfter, "stuck-after", waiter.DefaultStuckAfter, "end with exit 4 when a pod stays this long in a crash loop or waits this long for a missing Secret or ConfigMap; 0 waits them out")
 	o.Print.AddFlags(cmd)
 	o.Notify.AddFlags(cmd)
@@ -107,7 +115,6 @@ webhook that fails is one line on stderr and never changes the exit code
 		conditions[i] = string(c)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("for", cmdutil.CompleteWords(conditions...))
-	return cmd
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.

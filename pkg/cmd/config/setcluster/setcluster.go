@@ -37,14 +37,8 @@ var flagHelp = map[string]string{
 	config.FieldCredentialsFile: "the `PATH` of the file of the cluster's secret id and key (default: $XDG_CONFIG_HOME/easyai/credentials.yaml; \"\" removes it)",
 }
 
-// NewCmdSetCluster returns the command; runF replaces Complete and Run in
-// tests.
-func NewCmdSetCluster(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, values: map[string]*string{}}
-	cmd := &cobra.Command{
-		Use:   "set-cluster NAME [--type timaker --addr URL --project-id N --uin UIN] [flags]",
-		Short: "Add or change a timaker cluster in the configuration file",
-		Long: `Add a timaker cluster to the configuration file, or change one. A new cluster
+// long is set-cluster's help.
+const long = `Add a timaker cluster to the configuration file, or change one. A new cluster
 needs --type, --addr, --project-id and --uin; for a cluster the file already
 has, only the flags given change, and an empty value removes an optional
 field (--host "", --app-group-id 0, --credentials-file ""). NAME is a DNS
@@ -70,14 +64,26 @@ entry of their own.
 A relative --credentials-file is made absolute; one starting with "~/" is
 written as given, and read from the home directory of whoever runs easyai.
 
-"easyai config set cluster NAME" makes a cluster the default target.`,
-		Example: `  easyai config set-cluster prod --type timaker --addr https://ti.example.com --project-id 3 --uin 100012345
+"easyai config set cluster NAME" makes a cluster the default target.`
+
+// examples are set-cluster's examples.
+const examples = `  easyai config set-cluster prod --type timaker --addr https://ti.example.com --project-id 3 --uin 100012345
   # the gateway behind a load balancer that routes on the Host header
   easyai config set-cluster prod --addr https://10.0.0.8:8443 --host ti.example.com
   easyai config set-cluster staging --type timaker --addr http://ti-staging.example.com:8080 \
     --project-id 1 --uin 100012345 --credentials-file ~/.config/easyai/staging-credentials.yaml
   # a team's settings in a file of its own
-  easyai --config team.yaml config set-cluster prod --uin 100054321`,
+  easyai --config team.yaml config set-cluster prod --uin 100054321`
+
+// NewCmdSetCluster returns the command; runF replaces Complete and Run in
+// tests.
+func NewCmdSetCluster(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, values: map[string]*string{}}
+	cmd := &cobra.Command{
+		Use:               "set-cluster NAME [--type timaker --addr URL --project-id N --uin UIN] [flags]",
+		Short:             "Add or change a timaker cluster in the configuration file",
+		Long:              long,
+		Example:           examples,
 		Args:              cmdutil.ExactArgs(1, "a cluster NAME"),
 		ValidArgsFunction: completeClusters(f),
 		RunE: func(cmd *cobra.Command, args []string) error {

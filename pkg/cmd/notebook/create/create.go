@@ -84,8 +84,7 @@ notebook-image, else ` + notebook.DefaultImage + `).`,
 	fl.StringArrayVar(&o.Spec.PullSecrets, "image-pull-secret", nil, "Secret to pull the image with (repeatable)")
 	fl.StringVar(&o.DryRunArg, "dry-run", string(submit.DryRunNone), `print the notebook's job without creating it: "client", or "server"`)
 	fl.Lookup("dry-run").NoOptDefVal = "client"
-	fl.BoolVar(&o.Wait, "wait", false, "wait until the notebook runs")
-	fl.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until the notebook runs", &o.Timeout, 10*time.Minute)
 	o.Print.AddFlags(cmd)
 	return cmd
 }

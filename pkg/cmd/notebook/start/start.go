@@ -61,8 +61,7 @@ resources and workspaces.`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until it runs")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until it runs", &o.Timeout, 10*time.Minute)
 	return cmd
 }
 

@@ -54,8 +54,7 @@ running kernels end.`,
 			return cmdutil.RunSteps(cmd.Context(), o, runF)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until its pod is gone")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (exit 5)")
+	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until its pod is gone", &o.Timeout, 10*time.Minute)
 	return cmd
 }
 

@@ -1,4 +1,4 @@
-package top
+package job
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
@@ -37,8 +38,11 @@ func usageJobs() *dynamicfake.FakeDynamicClient {
 	)
 }
 
+// executeJob runs "top job ARGS...", top holding job only, as the root
+// mounts it.
 func executeJob(f *cmdutil.Factory, args ...string) error {
-	cmd := NewCmdTop(f, nil)
+	cmd := &cobra.Command{Use: "top"}
+	cmd.AddCommand(NewCmdJob(f, nil))
 	cmd.SetArgs(append([]string{"job"}, args...))
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	cmd.SetOut(f.IOStreams.ErrOut)

@@ -1,4 +1,6 @@
-package top
+// Package job is "easyai top job": the GPUs each job holds, how long it
+// ran and the GPU-hours it used.
+package job
 
 import (
 	"context"
@@ -15,8 +17,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
-// JobOptions of top job.
-type JobOptions struct {
+// Options of top job.
+type Options struct {
 	Factory       *cmdutil.Factory
 	IO            *iostreams.IOStreams
 	Print         *printers.PrintFlags
@@ -26,9 +28,9 @@ type JobOptions struct {
 	Since         cmdutil.Days
 }
 
-// NewCmdTopJob returns "top job"; runF replaces Complete and Run in tests.
-func NewCmdTopJob(f *cmdutil.Factory, runF func(*JobOptions) error) *cobra.Command {
-	o := &JobOptions{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
+// NewCmdJob returns "top job"; runF replaces Complete and Run in tests.
+func NewCmdJob(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a table",
 		printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:     "job",
@@ -69,7 +71,7 @@ alone, as list: one LIST per kind, none per job.
 }
 
 // Validate checks the flags.
-func (o *JobOptions) Validate() error {
+func (o *Options) Validate() error {
 	if err := o.Print.Validate(); err != nil {
 		return err
 	}
@@ -80,43 +82,63 @@ func (o *JobOptions) Validate() error {
 }
 
 // Complete has nothing to resolve: Run lists through the factory's clients.
-func (o *JobOptions) Complete() error { return nil }
+func (o *Options) Complete() error { return nil }
 
 // Run lists the jobs and prints what they hold and used.
-func (o *JobOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	ns, jobs, err := cmdutil.ListJobsIn(ctx, o.Factory, jobclient.ListOptions{Experiment: o.Experiment, User: o.User}, o.AllNamespaces)
 	if err != nil {
 		return err
 	}
-	now := o.Factory.Now()
-	doc := jobclient.UsageOf(jobs, now, o.Since.D)
+	doc := jobclient.UsageOf(jobs, o.Factory.Now(), o.Since.D)
 	if len(doc.Items) > 0 {
-		if client, err := o.Factory.JobsClient(); err == nil {
-			if usage := client.JobPodUsage(ctx, ns); usage != nil {
-				for i := range doc.Items {
-					item := &doc.Items[i]
-					if u, ok := usage[item.Namespace+"/"+item.Name]; ok {
-						item.Usage = &u
-					}
-				}
-			}
-		}
+		o.addPodUsage(ctx, ns, &doc)
 	}
 	if o.Print.IsDocument() {
 		return o.Print.PrintDocument(o.IO.Out, doc)
 	}
 	if len(doc.Items) == 0 {
-		where := "in namespace " + ns
-		if o.AllNamespaces {
-			where = "in any namespace"
-		}
-		if o.Since.D > 0 {
-			fmt.Fprintf(o.IO.ErrOut, "No job ran %s in the last %s.\n", where, printers.HumanDuration(o.Since.D))
-		} else {
-			fmt.Fprintf(o.IO.ErrOut, "No running jobs %s.\n", where)
-		}
+		o.sayNone(ns)
 		return nil
 	}
+	return o.printTable(&doc)
+}
+
+// addPodUsage fills each job's Usage with what its pods use now, from the
+// metrics API; without it (or the right to read it) they stay unknown.
+func (o *Options) addPodUsage(ctx context.Context, ns string, doc *jobclient.JobUsageList) {
+	client, err := o.Factory.JobsClient()
+	if err != nil {
+		return
+	}
+	usage := client.JobPodUsage(ctx, ns)
+	if usage == nil {
+		return
+	}
+	for i := range doc.Items {
+		item := &doc.Items[i]
+		if u, ok := usage[item.Namespace+"/"+item.Name]; ok {
+			item.Usage = &u
+		}
+	}
+}
+
+// sayNone says on stderr that no job ran in the namespace (or any, -A),
+// within --since's window when given.
+func (o *Options) sayNone(ns string) {
+	where := "in namespace " + ns
+	if o.AllNamespaces {
+		where = "in any namespace"
+	}
+	if o.Since.D > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "No job ran %s in the last %s.\n", where, printers.HumanDuration(o.Since.D))
+	} else {
+		fmt.Fprintf(o.IO.ErrOut, "No running jobs %s.\n", where)
+	}
+}
+
+// printTable writes a row per job (NAMESPACE first with -A) and the total.
+func (o *Options) printTable(doc *jobclient.JobUsageList) error {
 	headers := []string{"JOB", "USER", "STATUS", "GPUS", "RUNNING", "GPU-HOURS", "CPU USE", "MEMORY USE"}
 	if o.AllNamespaces {
 		headers = append([]string{"NAMESPACE"}, headers...)
