@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -67,7 +68,7 @@ func CompleteTasks(f *Factory) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		kindName, _ := cmd.Flags().GetString("kind")
-		ref, err := jobclient.ParseRef(f.Kinds, args[0], kindName)
+		ref, err := kinds.ParseRef(f.Kinds, args[0], kindName)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -16,7 +16,7 @@ type JobOptions struct {
 	KindName string
 
 	// Set by ParseJob.
-	Ref jobclient.Ref
+	Ref kinds.Ref
 
 	// Set by CompleteJob or CompleteReplicas.
 	Namespace string
@@ -28,7 +28,7 @@ type JobOptions struct {
 
 // ParseJob resolves the job argument and --kind into Ref.
 func (j *JobOptions) ParseJob(reg *kinds.Registry) error {
-	ref, err := jobclient.ParseRef(reg, j.JobArg, j.KindName)
+	ref, err := kinds.ParseRef(reg, j.JobArg, j.KindName)
 	if err != nil {
 		return err
 	}

@@ -102,3 +102,7 @@ func Hint(err error) string {
 	}
 	return ""
 }
+
+// IsNotFound reports whether err is a NotFound error (exit 3): a job,
+// replica or file that does not exist.
+func IsNotFound(err error) bool { return Code(err) == NotFound }

@@ -43,7 +43,7 @@ func (c *Client) delete(ctx context.Context, k kinds.Kind, namespace, name strin
 	case kube.NotInstalled(err):
 		return kube.NotInstalledError(k)
 	case apierrors.IsNotFound(err):
-		return notFound(Ref{Kind: k, Name: name}, namespace)
+		return notFound(kinds.Ref{Kind: k, Name: name}, namespace)
 	case apierrors.IsConflict(err) && opts.Preconditions != nil:
 		return fmt.Errorf("%s/%s not deleted: %w", k.Name(), name, ErrReplaced)
 	default:

@@ -28,7 +28,7 @@ type Details struct {
 	Replicas []jobmodel.Replica
 	// Events are the Warning events of the job, its pods and its PodGroup,
 	// oldest first.
-	Events []Event
+	Events []jobmodel.Event
 	// Image and Command are what the job runs: from the request easyai
 	// recorded, else the first container of the first role.
 	Image   string
@@ -40,43 +40,12 @@ type Details struct {
 	RequestErr error
 	// LastLines are the last lines of the failed containers of the first
 	// few replicas that have one (a crash loop's previous run).
-	LastLines []LastLines
+	LastLines []jobmodel.LastLines
 	// Details are what the kind has to say beyond the common fields
 	// (kinds.Detailer), then where the job's --storage directories are.
 	Details []jobmodel.Detail
 	// Storage is the job's --storage; nil without one.
-	Storage *StorageDoc
-}
-
-// StorageDoc is where a job keeps its files (docs/storage.md).
-type StorageDoc struct {
-	// Location is the volume and the prefix: pvc:team:/vision.
-	Location    string `json:"location"`
-	JobDir      string `json:"jobDir"`
-	PersistLogs bool   `json:"persistLogs"`
-	Dirs        []Dir  `json:"dirs"`
-}
-
-// Dir is one directory of a job's storage: the environment variable naming
-// it, where the replicas see it and where it is on the volume ({task}: one
-// directory per replica).
-type Dir struct {
-	Name      string `json:"name"`
-	MountPath string `json:"mountPath"`
-	Location  string `json:"location"`
-	ReadOnly  bool   `json:"readOnly,omitempty"`
-}
-
-// Event is one Warning event about a job or one of its objects.
-type Event struct {
-	// Object is "job", a replica's task ("worker-1"), a pod of no replica
-	// ("pod/NAME"), "podgroup" (gang scheduling), or an object between the
-	// job and its pods (a TrainJob's "jobset" and "Job/NAME").
-	Object   string    `json:"object"`
-	Reason   string    `json:"reason"`
-	Message  string    `json:"message"`
-	Count    int32     `json:"count"`
-	LastSeen time.Time `json:"lastSeen"`
+	Storage *jobmodel.StorageDoc
 }
 
 // Describe reads a job's details with one LIST of its pods and one LIST of
@@ -117,7 +86,7 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 
 // storageOf reads the job's storage and adds its lines to details: one
 // that cannot be read is a line saying why.
-func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*StorageDoc, []jobmodel.Detail) {
+func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*jobmodel.StorageDoc, []jobmodel.Detail) {
 	v, err := storage.Of(obj)
 	switch {
 	case errors.Is(err, storage.ErrNoStorage):
@@ -125,10 +94,10 @@ func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*Stor
 	case err != nil:
 		return nil, append(details, jobmodel.Detail{Name: "Storage", Value: "not readable: " + jobmodel.OneLine(err.Error())})
 	}
-	doc := &StorageDoc{Location: v.Location(""), JobDir: v.JobDir, PersistLogs: v.PersistLogs}
+	doc := &jobmodel.StorageDoc{Location: v.Location(""), JobDir: v.JobDir, PersistLogs: v.PersistLogs}
 	details = append(details, jobmodel.Detail{Name: "Storage", Value: doc.Location})
 	for _, dir := range v.Dirs() {
-		doc.Dirs = append(doc.Dirs, Dir{Name: dir.Env, MountPath: dir.MountPath, Location: v.Location(dir.SubPath), ReadOnly: dir.ReadOnly})
+		doc.Dirs = append(doc.Dirs, jobmodel.Dir{Name: dir.Env, MountPath: dir.MountPath, Location: v.Location(dir.SubPath), ReadOnly: dir.ReadOnly})
 		value := dir.MountPath + " = " + v.Location(dir.SubPath)
 		if dir.Env == storage.LogDir && v.PersistLogs {
 			value += " (each replica's output in TASK.log)"
@@ -141,7 +110,7 @@ func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*Stor
 // warnings lists the namespace's Warning events and keeps those of the job,
 // its pods, its PodGroup and the objects its operator makes between the job
 // and its pods (kinds.Intermediary).
-func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.Replica, pods []corev1.Pod) ([]Event, error) {
+func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.Replica, pods []corev1.Pod) ([]jobmodel.Event, error) {
 	objectOf := map[string]string{}
 	for i := range pods {
 		objectOf["Pod/"+pods[i].Name] = "pod/" + pods[i].Name
@@ -159,7 +128,7 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 		}
 	}
 
-	var out []Event
+	var out []jobmodel.Event
 	opts := metav1.ListOptions{FieldSelector: "type=" + corev1.EventTypeWarning, Limit: PageSize}
 	for {
 		page, err := c.Kube.CoreV1().Events(obj.GetNamespace()).List(ctx, opts)
@@ -172,7 +141,7 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 			if !ok || ev.Type != corev1.EventTypeWarning {
 				continue
 			}
-			out = append(out, Event{Object: object, Reason: ev.Reason, Message: strings.TrimSpace(ev.Message), Count: kube.EventCount(ev), LastSeen: kube.EventLastSeen(ev)})
+			out = append(out, jobmodel.Event{Object: object, Reason: ev.Reason, Message: strings.TrimSpace(ev.Message), Count: kube.EventCount(ev), LastSeen: kube.EventLastSeen(ev)})
 		}
 		if opts.Continue = page.Continue; opts.Continue == "" {
 			break
@@ -357,7 +326,7 @@ func gangScheduledAt(state jobmodel.State, replicas []jobmodel.Replica, pods []c
 // say that it once waited. A gang still waiting keeps them all: they say
 // why; so does a wait seen after the gang was scheduled (a restarted job
 // waiting again).
-func dropPassedGangWaits(events []Event, scheduled *time.Time) []Event {
+func dropPassedGangWaits(events []jobmodel.Event, scheduled *time.Time) []jobmodel.Event {
 	if scheduled == nil {
 		return events
 	}

@@ -12,7 +12,7 @@ import (
 
 func TestPassedGangWaitsAreLeftOut(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	events := []Event{
+	events := []jobmodel.Event{
 		{Object: "podgroup", Reason: "Unschedulable", Message: "0/0 tasks in gang unschedulable", LastSeen: t0},
 		{Object: "job", Reason: "PodGroupPending", Message: "3/0 tasks in gang unschedulable", LastSeen: t0.Add(11 * time.Second)},
 		{Object: "worker-0", Reason: "BackOff", Message: "restarting", LastSeen: t0},

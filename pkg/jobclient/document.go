@@ -6,58 +6,10 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
-// The documents of list and get -o json|yaml (docs/output.md). Their fields
-// only ever grow; scripts can rely on the ones there.
-const (
-	APIVersion       = "easyai.io/v1"
-	ListDocumentKind = "JobList"
-	JobDocumentKind  = "Job"
-)
-
-// Item is one job in a JobList: its summary, with the job's kind spelt the
-// easyai way (jobKind) and the Kubernetes way (objectKind, objectAPIVersion).
-type Item struct {
-	// DocumentKind is the kind of the document itself: "Job" in get's
-	// document, absent from a list's items.
-	DocumentKind string `json:"kind,omitempty"`
-	jobmodel.Summary
-	// KindName is easyai's name of the job's kind ("tf"), as the kind label
-	// and "easyai submit KIND" spell it.
-	KindName         string            `json:"jobKind"`
-	ObjectAPIVersion string            `json:"objectAPIVersion"`
-	ObjectKind       string            `json:"objectKind"`
-	DurationSeconds  int64             `json:"durationSeconds"`
-	Labels           map[string]string `json:"labels,omitempty"`
-}
-
-// List is list's document.
-type List struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Items      []Item `json:"items"`
-}
-
-// Document is get's document of one job.
-type Document struct {
-	APIVersion string `json:"apiVersion"`
-	Item
-	Image    string             `json:"image,omitempty"`
-	Command  []string           `json:"command,omitempty"`
-	Replicas []jobmodel.Replica `json:"replicas"`
-	Events   []Event            `json:"events"`
-	// LastLines are the last lines of a few failed containers.
-	LastLines []LastLines    `json:"lastLines,omitempty"`
-	Request   map[string]any `json:"request,omitempty"`
-	// Details are the kind's own (a TrainJob's runtime, jobs, progress).
-	Details []jobmodel.Detail `json:"details,omitempty"`
-	// Storage is where the job keeps its files (--storage).
-	Storage *StorageDoc `json:"storage,omitempty"`
-}
-
 // ItemOf is the document of a listed job.
-func ItemOf(j Job, now time.Time) Item {
+func ItemOf(j Job, now time.Time) jobmodel.Item {
 	gvk := j.Kind.GroupVersionKind()
-	return Item{
+	return jobmodel.Item{
 		Summary:          j.Summary,
 		KindName:         j.Kind.Name(),
 		ObjectAPIVersion: gvk.GroupVersion().String(),
@@ -68,8 +20,8 @@ func ItemOf(j Job, now time.Time) Item {
 }
 
 // ListOf is the document of listed jobs.
-func ListOf(js []Job, now time.Time) List {
-	l := List{APIVersion: APIVersion, Kind: ListDocumentKind, Items: make([]Item, 0, len(js))}
+func ListOf(js []Job, now time.Time) jobmodel.List {
+	l := jobmodel.List{APIVersion: jobmodel.APIVersion, Kind: jobmodel.ListDocumentKind, Items: make([]jobmodel.Item, 0, len(js))}
 	for _, j := range js {
 		l.Items = append(l.Items, ItemOf(j, now))
 	}
@@ -77,9 +29,9 @@ func ListOf(js []Job, now time.Time) List {
 }
 
 // DocumentOf is the document of a described job.
-func DocumentOf(d *Details, now time.Time) Document {
-	doc := Document{
-		APIVersion: APIVersion,
+func DocumentOf(d *Details, now time.Time) jobmodel.Document {
+	doc := jobmodel.Document{
+		APIVersion: jobmodel.APIVersion,
 		Item:       ItemOf(Job{Kind: d.Kind, Summary: d.Summary}, now),
 		Image:      d.Image,
 		Command:    d.Command,
@@ -90,12 +42,12 @@ func DocumentOf(d *Details, now time.Time) Document {
 		Details:    d.Details,
 		Storage:    d.Storage,
 	}
-	doc.DocumentKind = JobDocumentKind
+	doc.DocumentKind = jobmodel.JobDocumentKind
 	if doc.Replicas == nil {
 		doc.Replicas = []jobmodel.Replica{}
 	}
 	if doc.Events == nil {
-		doc.Events = []Event{}
+		doc.Events = []jobmodel.Event{}
 	}
 	return doc
 }

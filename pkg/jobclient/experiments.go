@@ -92,5 +92,5 @@ func ExperimentListOf(experiments []Experiment) ExperimentList {
 	if experiments == nil {
 		experiments = []Experiment{}
 	}
-	return ExperimentList{APIVersion: APIVersion, Kind: ExperimentListDocumentKind, Items: experiments}
+	return ExperimentList{APIVersion: jobmodel.APIVersion, Kind: ExperimentListDocumentKind, Items: experiments}
 }

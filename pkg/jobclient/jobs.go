@@ -48,57 +48,10 @@ type Job struct {
 	Summary jobmodel.Summary
 }
 
-// Ref names the job a user means: NAME, or KIND/NAME.
-type Ref struct {
-	// Kind is nil when the user did not name one: every kind is searched.
-	Kind kinds.Kind
-	Name string
-}
-
-func (r Ref) String() string {
-	if r.Kind == nil {
-		return r.Name
-	}
-	return r.Kind.Name() + "/" + r.Name
-}
-
-// ParseRef reads a job argument: NAME, or KIND/NAME where KIND is a kind's
-// name, alias or Kubernetes kind ("tf/mnist", "tfjob/mnist"). kind is the
-// --kind flag ("" when not given); naming two different kinds is an error.
-func ParseRef(reg *kinds.Registry, arg, kind string) (Ref, error) {
-	var ref Ref
-	name := arg
-	if k, n, ok := strings.Cut(arg, "/"); ok {
-		found, known := reg.Lookup(k)
-		if !known {
-			return Ref{}, exit.UsageErrorf("%q: unknown kind %q (known: %s)", arg, k, strings.Join(reg.Names(), ", "))
-		}
-		ref.Kind, name = found, n
-	}
-	if kind != "" {
-		found, known := reg.Lookup(kind)
-		if !known {
-			return Ref{}, exit.UsageErrorf("--kind %q: unknown kind (known: %s)", kind, strings.Join(reg.Names(), ", "))
-		}
-		if ref.Kind != nil && ref.Kind.Name() != found.Name() {
-			return Ref{}, exit.UsageErrorf("%q is a %s job but --kind says %s", arg, ref.Kind.Name(), found.Name())
-		}
-		ref.Kind = found
-	}
-	if name == "" || strings.Contains(name, "/") {
-		return Ref{}, exit.UsageErrorf("%q: a job is NAME or KIND/NAME", arg)
-	}
-	ref.Name = name
-	return ref, nil
-}
-
 // notFound is the error of a job that does not exist (exit 3).
-func notFound(ref Ref, namespace string) error {
+func notFound(ref kinds.Ref, namespace string) error {
 	return exit.NotFoundErrorf("job %s not found in namespace %s", ref, namespace)
 }
-
-// IsNotFound reports whether err is Find's "no such job" error.
-func IsNotFound(err error) bool { return exit.Code(err) == exit.NotFound }
 
 // Find gets the job ref names in namespace. Without a kind it looks in every
 // kind at once: a kind the cluster does not serve is skipped, a name found in
@@ -110,7 +63,7 @@ func IsNotFound(err error) bool { return exit.Code(err) == exit.NotFound }
 // the one error says the user may not read jobs in the namespace. Any other
 // failure is one error, of the first kind in the registry's order, so that a
 // dead cluster is one line, the same on every run.
-func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kind, *unstructured.Unstructured, error) {
+func (c *Client) Find(ctx context.Context, namespace string, ref kinds.Ref) (kinds.Kind, *unstructured.Unstructured, error) {
 	if ref.Kind != nil {
 		return c.findOfKind(ctx, namespace, ref)
 	}
@@ -159,7 +112,7 @@ func (c *Client) Find(ctx context.Context, namespace string, ref Ref) (kinds.Kin
 }
 
 // findOfKind is Find of a job whose kind the user named.
-func (c *Client) findOfKind(ctx context.Context, namespace string, ref Ref) (kinds.Kind, *unstructured.Unstructured, error) {
+func (c *Client) findOfKind(ctx context.Context, namespace string, ref kinds.Ref) (kinds.Kind, *unstructured.Unstructured, error) {
 	obj, err := c.get(ctx, ref.Kind, namespace, ref.Name)
 	switch {
 	case err == nil:
@@ -187,7 +140,7 @@ func (c *Client) findOfKind(ctx context.Context, namespace string, ref Ref) (kin
 // refusedFind is Find's error when no kind had the job and the kinds
 // refused (indexes into all and errs) may not be read: when no kind
 // answered, the user may not read jobs in the namespace at all.
-func refusedFind(ref Ref, namespace string, all []kinds.Kind, refused []int, errs []error, answered int) error {
+func refusedFind(ref kinds.Ref, namespace string, all []kinds.Kind, refused []int, errs []error, answered int) error {
 	resources := make([]schema.GroupResource, len(refused))
 	for j, i := range refused {
 		resources[j] = all[i].Resource().GroupResource()
@@ -205,7 +158,7 @@ func refusedFind(ref Ref, namespace string, all []kinds.Kind, refused []int, err
 // notFound is the error of a job that does not exist (exit 3), unless the
 // server is no Kubernetes API server (a plain web server's 404 for every
 // path is no job's absence).
-func (c *Client) notFound(ref Ref, namespace string) error {
+func (c *Client) notFound(ref kinds.Ref, namespace string) error {
 	if err := c.checkServer(); err != nil {
 		return err
 	}

@@ -322,7 +322,7 @@ func TestParseRef(t *testing.T) {
 		{arg: "tf/a/b", usage: `"tf/a/b": a job is NAME or KIND/NAME`},
 	}
 	for _, tt := range tests {
-		ref, err := jobclient.ParseRef(reg, tt.arg, tt.kind)
+		ref, err := kinds.ParseRef(reg, tt.arg, tt.kind)
 		if tt.usage != "" {
 			if exit.Code(err) != exit.Usage || err.Error() != tt.usage {
 				t.Errorf("ParseRef(%q, %q) error %v (code %d), want usage error %q", tt.arg, tt.kind, err, exit.Code(err), tt.usage)
@@ -339,22 +339,22 @@ func TestFind(t *testing.T) {
 	objs := append(fixtures(), jobclienttest.Job{APIKind: "PyTorchJob", Name: "mnist", Created: t0}.Object())
 	tf, pt := kind(t, "tf"), kind(t, "pytorch")
 
-	k, obj, err := client(objs...).Find(ctx, "team-a", jobclient.Ref{Name: "resnet"})
+	k, obj, err := client(objs...).Find(ctx, "team-a", kinds.Ref{Name: "resnet"})
 	if err != nil || k.Name() != "pytorch" || obj.GetName() != "resnet" {
 		t.Errorf("Find(resnet) = %v, %v, %v", k, obj, err)
 	}
-	_, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Name: "mnist"})
+	_, _, err = client(objs...).Find(ctx, "team-a", kinds.Ref{Name: "mnist"})
 	if exit.Code(err) != exit.Usage || err.Error() != "there are 2 jobs named mnist in namespace team-a (pytorch/mnist, tf/mnist): name one as KIND/NAME or with --kind" {
 		t.Errorf("Find(mnist) in two kinds: %v", err)
 	}
-	if k, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Kind: tf, Name: "mnist"}); err != nil || k.Name() != tf.Name() {
+	if k, _, err = client(objs...).Find(ctx, "team-a", kinds.Ref{Kind: tf, Name: "mnist"}); err != nil || k.Name() != tf.Name() {
 		t.Errorf("Find(tf/mnist) = %v, %v", k, err)
 	}
-	_, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Name: "ghost"})
+	_, _, err = client(objs...).Find(ctx, "team-a", kinds.Ref{Name: "ghost"})
 	if exit.Code(err) != exit.NotFound || err.Error() != "job ghost not found in namespace team-a" {
 		t.Errorf("Find(ghost): %v", err)
 	}
-	_, _, err = client(objs...).Find(ctx, "team-a", jobclient.Ref{Kind: pt, Name: "ghost"})
+	_, _, err = client(objs...).Find(ctx, "team-a", kinds.Ref{Kind: pt, Name: "ghost"})
 	if exit.Code(err) != exit.NotFound || err.Error() != "job pytorch/ghost not found in namespace team-a" {
 		t.Errorf("Find(pytorch/ghost): %v", err)
 	}
@@ -364,13 +364,13 @@ func TestFindSkipsKindsNotInstalledUnlessAskedFor(t *testing.T) {
 	dyn := jobclienttest.Dynamic(fixtures()...)
 	jobclienttest.NotInstalled(dyn, "pytorchjobs")
 	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
-	if k, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+	if k, _, err := c.Find(ctx, "team-a", kinds.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
 		t.Errorf("Find(mnist) = %v, %v", k, err)
 	}
-	if _, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "ghost"}); exit.Code(err) != exit.NotFound {
+	if _, _, err := c.Find(ctx, "team-a", kinds.Ref{Name: "ghost"}); exit.Code(err) != exit.NotFound {
 		t.Errorf("Find(ghost) = %v, want not found", err)
 	}
-	_, _, err := c.Find(ctx, "team-a", jobclient.Ref{Kind: kind(t, "pytorch"), Name: "resnet"})
+	_, _, err := c.Find(ctx, "team-a", kinds.Ref{Kind: kind(t, "pytorch"), Name: "resnet"})
 	if err == nil || err.Error() != "PyTorchJob (kubeflow.org/v1) is not installed on this cluster" ||
 		exit.Hint(err) != "install the Kubeflow training-operator (v1), which serves it" {
 		t.Errorf("Find(pytorch/resnet) = %v (hint %q)", err, exit.Hint(err))
@@ -383,10 +383,10 @@ func TestFindKeepsAJobWhenAnotherKindIsForbidden(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "kubeflow.org", Resource: "pytorchjobs"}, "mnist", errors.New("no"))
 	})
 	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
-	if k, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+	if k, _, err := c.Find(ctx, "team-a", kinds.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
 		t.Errorf("Find(mnist) = %v, %v", k, err)
 	}
-	if _, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "ghost"}); !apierrors.IsForbidden(err) {
+	if _, _, err := c.Find(ctx, "team-a", kinds.Ref{Name: "ghost"}); !apierrors.IsForbidden(err) {
 		t.Errorf("Find(ghost) = %v, want the forbidden error: the job may be a PyTorchJob", err)
 	}
 }
@@ -398,7 +398,7 @@ func TestFindWhenKindsAreRefused(t *testing.T) {
 	dyn := jobclienttest.Dynamic(fixtures()...)
 	jobclienttest.Refuse(dyn, "get", "*")
 	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
-	_, _, err := c.Find(ctx, "team-b", jobclient.Ref{Name: "a1"})
+	_, _, err := c.Find(ctx, "team-b", kinds.Ref{Name: "a1"})
 	want := "you may not read jobs in namespace team-b: get is forbidden on colossalaijobs.batch.tensorstack.dev, jaxjobs.kubeflow.org, " +
 		"jobs.batch.volcano.sh, mpijobs.kubeflow.org, paddlejobs.kubeflow.org, pytorchjobs.kubeflow.org, tfjobs.kubeflow.org, trainjobs.trainer.kubeflow.org, xgboostjobs.kubeflow.org"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || !apierrors.IsForbidden(err) {
@@ -407,7 +407,7 @@ func TestFindWhenKindsAreRefused(t *testing.T) {
 	if !strings.Contains(exit.Hint(err), "easyai doctor -n team-b") {
 		t.Errorf("hint %q", exit.Hint(err))
 	}
-	_, _, err = c.Find(ctx, "team-b", jobclient.Ref{Kind: kind(t, "tf"), Name: "a1"})
+	_, _, err = c.Find(ctx, "team-b", kinds.Ref{Kind: kind(t, "tf"), Name: "a1"})
 	if err == nil || err.Error() != "you may not read tfjobs in namespace team-b: get is forbidden on tfjobs.kubeflow.org" || exit.Code(err) != exit.Error {
 		t.Errorf("Find(tf/a1) = %v (exit %d)", err, exit.Code(err))
 	}
@@ -415,12 +415,12 @@ func TestFindWhenKindsAreRefused(t *testing.T) {
 	dyn = jobclienttest.Dynamic(fixtures()...)
 	jobclienttest.Refuse(dyn, "get", "colossalaijobs")
 	c = &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
-	_, _, err = c.Find(ctx, "team-a", jobclient.Ref{Name: "ghost"})
+	_, _, err = c.Find(ctx, "team-a", kinds.Ref{Name: "ghost"})
 	want = "job ghost not found in namespace team-a among the kinds you may read; you may not read colossalaijobs.batch.tensorstack.dev there"
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error {
 		t.Errorf("Find(ghost) = %v (exit %d)\nwant %s", err, exit.Code(err), want)
 	}
-	if k, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
+	if k, _, err := c.Find(ctx, "team-a", kinds.Ref{Name: "mnist"}); err != nil || k.Name() != "tf" {
 		t.Errorf("Find(mnist) = %v, %v", k, err)
 	}
 }
@@ -434,7 +434,7 @@ func TestFindFailsWithOneError(t *testing.T) {
 	})
 	c := &jobclient.Client{Dynamic: dyn, Kinds: jobclienttest.Registry()}
 	for range 5 {
-		_, _, err := c.Find(ctx, "team-a", jobclient.Ref{Name: "a1"})
+		_, _, err := c.Find(ctx, "team-a", kinds.Ref{Name: "a1"})
 		want := "getting colossalai/a1: dial tcp 127.0.0.1:1: connect: connection refused (colossalaijobs)"
 		if err == nil || err.Error() != want {
 			t.Fatalf("Find(a1) = %v\nwant %s", err, want)
@@ -641,7 +641,7 @@ func TestDescribeReadsTheLastLinesOfAFailedContainer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// client-go's fake answers every log with "fake logs".
-	want := []jobclient.LastLines{{Task: "worker-1", Container: "tensorflow", Previous: true, ExitCode: 3, Lines: []string{"fake logs"}}}
+	want := []jobmodel.LastLines{{Task: "worker-1", Container: "tensorflow", Previous: true, ExitCode: 3, Lines: []string{"fake logs"}}}
 	if !reflect.DeepEqual(d.LastLines, want) {
 		t.Errorf("last lines %+v, want %+v", d.LastLines, want)
 	}

@@ -13,23 +13,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
-// LastLines are the last lines a failed container wrote: why a replica
-// crashes, without a second command.
-type LastLines struct {
-	Task      string `json:"task"`
-	Container string `json:"container"`
-	// Previous is true when the lines are those of the container's previous
-	// run (the one that crashed; the present one waits to restart).
-	Previous bool  `json:"previous,omitempty"`
-	ExitCode int32 `json:"exitCode"`
-	// Lines are the last lines, each on one line of a terminal (control
-	// characters made spaces) and cut at MaxLastLineRunes.
-	Lines []string `json:"lines"`
-	// Error says why the lines could not be read (e.g. the user may not read
-	// logs); Lines is then empty.
-	Error string `json:"error,omitempty"`
-}
-
 // How much of failed containers' logs get reads: the last few lines of a
 // few replicas, enough to show the error without flooding the page.
 const (
@@ -66,12 +49,12 @@ func failedContainerOf(p *corev1.Pod) (failedContainer, bool) {
 // lastLines reads the last lines of the failed containers of at most
 // MaxLastLinesReplicas replicas, in replica order. A log that cannot be read
 // is said in its Error, and the others are still read.
-func (c *Client) lastLines(ctx context.Context, namespace string, replicas []jobmodel.Replica, pods []corev1.Pod) []LastLines {
+func (c *Client) lastLines(ctx context.Context, namespace string, replicas []jobmodel.Replica, pods []corev1.Pod) []jobmodel.LastLines {
 	byName := make(map[string]*corev1.Pod, len(pods))
 	for i := range pods {
 		byName[pods[i].Name] = &pods[i]
 	}
-	var out []LastLines
+	var out []jobmodel.LastLines
 	for _, r := range replicas {
 		if len(out) == MaxLastLinesReplicas {
 			break
@@ -84,7 +67,7 @@ func (c *Client) lastLines(ctx context.Context, namespace string, replicas []job
 		if !ok {
 			continue
 		}
-		ll := LastLines{Task: r.Task, Container: fc.name, Previous: fc.previous, ExitCode: fc.exitCode, Lines: []string{}}
+		ll := jobmodel.LastLines{Task: r.Task, Container: fc.name, Previous: fc.previous, ExitCode: fc.exitCode, Lines: []string{}}
 		tail, limit := int64(LastLinesTail), int64(lastLinesLimitBytes)
 		stream, err := c.Kube.CoreV1().Pods(namespace).GetLogs(p.Name, &corev1.PodLogOptions{
 			Container: fc.name, Previous: fc.previous, TailLines: &tail, LimitBytes: &limit,
@@ -141,8 +124,8 @@ var startingReasons = map[string]bool{"": true, "ContainerCreating": true, "PodI
 // reasonsFromEvents gives each pending replica placed on a node, whose pod
 // says only that it is starting, the reason and message of the latest
 // Warning event on its pod (events oldest first).
-func reasonsFromEvents(replicas []jobmodel.Replica, events []Event) {
-	latest := map[string]Event{}
+func reasonsFromEvents(replicas []jobmodel.Replica, events []jobmodel.Event) {
+	latest := map[string]jobmodel.Event{}
 	for _, e := range events {
 		if e.Reason != "FailedScheduling" {
 			latest[e.Object] = e

@@ -91,7 +91,7 @@ func TestReasonsFromEvents(t *testing.T) {
 		{Task: "worker-2", Phase: "Running", Node: "n"},
 		{Task: "worker-3", Phase: "Pending", Node: "n", Reason: "ContainerCreating"},
 	}
-	events := []Event{
+	events := []jobmodel.Event{
 		{Object: "master-0", Reason: "FailedMount", Message: "old"},
 		{Object: "master-0", Reason: "FailedMount", Message: `secret "s" not found`},
 		{Object: "worker-0", Reason: "Failed", Message: "not present"},

@@ -171,7 +171,7 @@ func TestPlainWebServerIsNoAPIServer(t *testing.T) {
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error || exit.Hint(err) == "" {
 		t.Errorf("list: %v (exit %d)\nwant %s", err, exit.Code(err), want)
 	}
-	_, _, err = c.Find(ctx, "team-a", jobclient.Ref{Name: "x"})
+	_, _, err = c.Find(ctx, "team-a", kinds.Ref{Name: "x"})
 	if err == nil || err.Error() != want || exit.Code(err) != exit.Error {
 		t.Errorf("find: %v (exit %d), want %s", err, exit.Code(err), want)
 	}
@@ -180,7 +180,7 @@ func TestPlainWebServerIsNoAPIServer(t *testing.T) {
 		fmt.Fprint(w, "<html><body>It works!</body></html>")
 	}))
 	defer html.Close()
-	for _, find := range []jobclient.Ref{{Name: "x"}, {Kind: kind(t, "tf"), Name: "x"}} {
+	for _, find := range []kinds.Ref{{Name: "x"}, {Kind: kind(t, "tf"), Name: "x"}} {
 		_, _, err = rawClient(t, html.URL).Find(ctx, "team-a", find)
 		var notAPI *kube.NotAPIServerError
 		if !errors.As(err, &notAPI) || exit.Code(err) != exit.Error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 // TestGetOfAThousandReplicasIsThreeRequests: what "easyai get tf/NAME"
@@ -36,7 +37,7 @@ func TestGetOfAThousandReplicasIsThreeRequests(t *testing.T) {
 	c := &jobclient.Client{Dynamic: dyn, Kube: kube, Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu"}
 	tf, _ := c.Kinds.Lookup("tf")
 	ctx := context.Background()
-	k, obj, err := c.Find(ctx, "team-a", jobclient.Ref{Kind: tf, Name: "big"})
+	k, obj, err := c.Find(ctx, "team-a", kinds.Ref{Kind: tf, Name: "big"})
 	if err != nil {
 		t.Fatal(err)
 	}

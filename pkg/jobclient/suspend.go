@@ -27,7 +27,7 @@ func (t *Suspendable) String() string { return t.Kind.Name() + "/" + t.Object.Ge
 // FindSuspendable finds the job ref names and reads its state; a job whose
 // kind does not implement kinds.Suspender is a usage error ("KIND jobs
 // cannot be suspended"; verb is "suspended" or "resumed").
-func (c *Client) FindSuspendable(ctx context.Context, namespace string, ref Ref, verb string) (*Suspendable, error) {
+func (c *Client) FindSuspendable(ctx context.Context, namespace string, ref kinds.Ref, verb string) (*Suspendable, error) {
 	k, obj, err := c.Find(ctx, namespace, ref)
 	if err != nil {
 		return nil, err

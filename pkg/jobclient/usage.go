@@ -69,7 +69,7 @@ type JobUsageList struct {
 // window only. The job holding the most GPUs comes first, then the one
 // that used the most GPU-hours.
 func UsageOf(jobs []Job, now time.Time, since time.Duration) JobUsageList {
-	out := JobUsageList{APIVersion: APIVersion, Kind: JobUsageListDocumentKind, Items: []JobUsage{}}
+	out := JobUsageList{APIVersion: jobmodel.APIVersion, Kind: JobUsageListDocumentKind, Items: []JobUsage{}}
 	var from time.Time
 	if since > 0 {
 		from = now.Add(-since)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -55,7 +55,7 @@ func (w *Wait) Run(ctx context.Context) error {
 	// watching meanwhile; it is over before anything more is said.
 	var running sync.WaitGroup
 	if w.Notify != nil && w.Notify.When.Running && w.For != waiter.Running {
-		req.Started = func(doc *jobclient.Document) {
+		req.Started = func(doc *jobmodel.Document) {
 			running.Go(func() { w.Notify.Notify(ctx, w.outcome(notify.Running, doc)) })
 		}
 	}
@@ -68,7 +68,7 @@ func (w *Wait) Run(ctx context.Context) error {
 		return err
 	}
 	event, notifies := eventOf(err, waited, w.For)
-	var doc *jobclient.Document
+	var doc *jobmodel.Document
 	if waited != nil {
 		doc = waited.Document
 		if err == nil && w.Document != nil && doc == nil && waited.DocumentErr != nil {
@@ -92,11 +92,11 @@ func (w *Wait) Run(ctx context.Context) error {
 
 // outcome is the notification's outcome of event, doc the job's document
 // then (nil: the job as found before the wait).
-func (w *Wait) outcome(event notify.Event, doc *jobclient.Document) notify.Outcome {
+func (w *Wait) outcome(event notify.Event, doc *jobmodel.Document) notify.Outcome {
 	if doc == nil {
-		doc = &jobclient.Document{APIVersion: jobclient.APIVersion, Item: w.Job.Item,
-			Replicas: []jobmodel.Replica{}, Events: []jobclient.Event{}}
-		doc.DocumentKind = jobclient.JobDocumentKind
+		doc = &jobmodel.Document{APIVersion: jobmodel.APIVersion, Item: w.Job.Item,
+			Replicas: []jobmodel.Replica{}, Events: []jobmodel.Event{}}
+		doc.DocumentKind = jobmodel.JobDocumentKind
 	}
 	return notify.Outcome{Event: event, Job: doc, Where: w.Platform.Where(), Timeout: w.Timeout}
 }
@@ -141,7 +141,7 @@ func eventOf(err error, waited *platform.Waited, c waiter.Condition) (notify.Eve
 // For finds the job ref names on the platform and waits for it, reporting
 // on stderr only (suspend --wait, resume --wait). platformOf (the
 // factory's Platform) is called then, not before.
-func For(ctx context.Context, io *iostreams.IOStreams, platformOf func() (platform.Platform, error), ref jobclient.Ref, c waiter.Condition, timeout time.Duration) error {
+func For(ctx context.Context, io *iostreams.IOStreams, platformOf func() (platform.Platform, error), ref kinds.Ref, c waiter.Condition, timeout time.Duration) error {
 	p, err := platformOf()
 	if err != nil {
 		return err

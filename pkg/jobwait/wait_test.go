@@ -14,7 +14,6 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/notify"
@@ -29,7 +28,7 @@ type waitingPlatform struct {
 	platform.Platform
 	waited     *platform.Waited
 	err        error
-	startedDoc *jobclient.Document
+	startedDoc *jobmodel.Document
 	req        platform.WaitRequest
 }
 
@@ -78,9 +77,9 @@ func (r *receiver) got() string {
 	return strings.Join(r.events, ",")
 }
 
-func documentIn(state jobmodel.State) *jobclient.Document {
-	doc := &jobclient.Document{APIVersion: jobclient.APIVersion, Item: jobclient.Item{
-		DocumentKind: jobclient.JobDocumentKind, KindName: "tf",
+func documentIn(state jobmodel.State) *jobmodel.Document {
+	doc := &jobmodel.Document{APIVersion: jobmodel.APIVersion, Item: jobmodel.Item{
+		DocumentKind: jobmodel.JobDocumentKind, KindName: "tf",
 		Summary: jobmodel.Summary{Name: "mnist", Namespace: "team-a", Status: jobmodel.Status{State: state}},
 	}}
 	return doc

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
@@ -59,7 +58,7 @@ type NotifiedJob struct {
 
 // notifiedJob is the NotifiedJob of get's document; the texts from the
 // cluster made one line each.
-func notifiedJob(doc *jobclient.Document) NotifiedJob {
+func notifiedJob(doc *jobmodel.Document) NotifiedJob {
 	if doc == nil {
 		return NotifiedJob{State: string(jobmodel.Unknown)}
 	}
@@ -107,7 +106,7 @@ type Outcome struct {
 	Event Event
 	// Job is the job's document when the event happened (for a deleted
 	// job: as last seen).
-	Job *jobclient.Document
+	Job *jobmodel.Document
 	// Where the job is, as the platform says it: "namespace team-a".
 	Where string
 	// Timeout is the wait's --timeout, which a TimedOut message names.
@@ -127,7 +126,7 @@ func New(o Outcome, now time.Time) Notification {
 func Message(o Outcome) string {
 	doc := o.Job
 	if doc == nil {
-		doc = &jobclient.Document{}
+		doc = &jobmodel.Document{}
 	}
 	job := doc.Name
 	if doc.KindName != "" {
@@ -164,7 +163,7 @@ func Message(o Outcome) string {
 }
 
 // ranFor is " after 3m", how long the job ran; "" for a job that never started.
-func ranFor(doc *jobclient.Document) string {
+func ranFor(doc *jobmodel.Document) string {
 	if doc.Started == nil {
 		return ""
 	}
@@ -185,7 +184,7 @@ func shortDuration(d time.Duration) string {
 
 // whyFailed is " (exit code 1 in worker-0)" for the first replica that
 // exited with an error, else the job's reason, else "".
-func whyFailed(doc *jobclient.Document) string {
+func whyFailed(doc *jobmodel.Document) string {
 	for _, r := range doc.Replicas {
 		if r.ExitCode != nil && *r.ExitCode != 0 {
 			return fmt.Sprintf(" (exit code %d in %s)", *r.ExitCode, r.Task)

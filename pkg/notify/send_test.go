@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
@@ -23,12 +22,12 @@ var (
 )
 
 // failedJob is get's document of tf/mnist in team-a, whose worker-1 exited 1.
-func failedJob() *jobclient.Document {
+func failedJob() *jobmodel.Document {
 	one, zero := int32(1), int32(0)
-	doc := &jobclient.Document{
-		APIVersion: jobclient.APIVersion,
-		Item: jobclient.Item{
-			DocumentKind: jobclient.JobDocumentKind,
+	doc := &jobmodel.Document{
+		APIVersion: jobmodel.APIVersion,
+		Item: jobmodel.Item{
+			DocumentKind: jobmodel.JobDocumentKind,
 			Summary: jobmodel.Summary{
 				Name: "mnist", Namespace: "team-a",
 				Status:  jobmodel.Status{State: jobmodel.Failed, Reason: "TFJobFailed", Message: "TFJob team-a/mnist has failed"},
@@ -41,7 +40,7 @@ func failedJob() *jobclient.Document {
 			{Task: "worker-0", Role: "worker", Phase: "Succeeded", ExitCode: &zero},
 			{Task: "worker-1", Role: "worker", Index: 1, Phase: "Failed", ExitCode: &one},
 		},
-		Events: []jobclient.Event{},
+		Events: []jobmodel.Event{},
 	}
 	return doc
 }
@@ -331,8 +330,8 @@ func TestThePayloadHoldsNoSecret(t *testing.T) {
 	doc.User, doc.Experiment = "alice@corp", "lr-sweep"
 	doc.Command = []string{"python", "train.py", "--token=COMMAND-SECRET"}
 	doc.Request = map[string]any{"env": []any{map[string]any{"name": "WANDB_API_KEY", "value": "ENV-SECRET"}}}
-	doc.LastLines = []jobclient.LastLines{{Task: "worker-1", Container: "tensorflow", ExitCode: 1, Lines: []string{"printed LOG-SECRET"}}}
-	doc.Events = []jobclient.Event{{Object: "worker-1", Reason: "Failed", Message: "EVENT-SECRET"}}
+	doc.LastLines = []jobmodel.LastLines{{Task: "worker-1", Container: "tensorflow", ExitCode: 1, Lines: []string{"printed LOG-SECRET"}}}
+	doc.Events = []jobmodel.Event{{Object: "worker-1", Reason: "Failed", Message: "EVENT-SECRET"}}
 	if failed := n.Notify(context.Background(), Outcome{Event: Failed, Job: doc, Where: "namespace team-a"}); failed != 0 {
 		t.Fatalf("%d failed: %s", failed, warnings.String())
 	}

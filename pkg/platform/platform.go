@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/submit"
@@ -37,9 +36,9 @@ type Platform interface {
 	// would send; it never changes req.
 	Submit(ctx context.Context, req *submit.JobRequest) (*Submitted, error)
 	// Find finds one job, cheaply: its summary, not its replicas.
-	Find(ctx context.Context, ref jobclient.Ref) (*Job, error)
+	Find(ctx context.Context, ref kinds.Ref) (*Job, error)
 	// Describe is get's document of a job Find or List returned.
-	Describe(ctx context.Context, job *Job) (*jobclient.Document, error)
+	Describe(ctx context.Context, job *Job) (*jobmodel.Document, error)
 	// List lists jobs, newest first.
 	List(ctx context.Context, opts ListOptions) ([]*Job, error)
 	// Delete stops a job for good and removes it.
@@ -59,7 +58,7 @@ type Platform interface {
 // Job is one job a platform found, listed or created.
 type Job struct {
 	// Item is the job as list's document shows it.
-	Item jobclient.Item
+	Item jobmodel.Item
 	// Raw is the job as the platform holds it (get --raw): the object on
 	// Kubernetes, the service's description on timaker.
 	Raw map[string]any
@@ -168,7 +167,7 @@ type WaitRequest struct {
 	// the job running without being over (a wait for finished, succeeded
 	// or suspended), with the job's document then when Document is asked
 	// (nil when it could not be read).
-	Started func(*jobclient.Document)
+	Started func(*jobmodel.Document)
 }
 
 // Waited is how a wait ended (also when its error is not nil).
@@ -177,7 +176,7 @@ type Waited struct {
 	Line string
 	// Document is the job's document when asked for (nil when it could
 	// not be read).
-	Document *jobclient.Document
+	Document *jobmodel.Document
 	// DocumentErr is why Document is nil when it was asked for; it is not
 	// the wait's error: the caller decides what a missing document means.
 	DocumentErr error

@@ -26,7 +26,7 @@ type Job struct {
 
 // FindJob finds the job ref names and reads its replicas from one LIST of
 // its pods.
-func FindJob(ctx context.Context, c *jobclient.Client, namespace string, ref jobclient.Ref) (*Job, error) {
+func FindJob(ctx context.Context, c *jobclient.Client, namespace string, ref kinds.Ref) (*Job, error) {
 	k, obj, err := c.Find(ctx, namespace, ref)
 	if err != nil {
 		return nil, err

@@ -22,10 +22,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/remote"
-	"k8s.io/klog/v2"
 )
 
 // Defaults of a Request's retries and limits.

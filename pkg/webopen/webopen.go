@@ -24,6 +24,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
@@ -34,7 +35,7 @@ import (
 type Options struct {
 	IO *iostreams.IOStreams
 	// Ref is the job; JobArg names it in messages, as the user gave it.
-	Ref    jobclient.Ref
+	Ref    kinds.Ref
 	JobArg string
 
 	Name      string

@@ -30,7 +30,7 @@ type Options struct {
 	Yes        bool
 
 	// Set by Validate.
-	Refs []jobclient.Ref
+	Refs []kinds.Ref
 
 	// Set by Complete.
 	Platform platform.Platform
@@ -93,7 +93,7 @@ func (o *Options) Validate() error {
 	o.Refs = nil
 	seen := map[string]bool{}
 	for _, arg := range o.JobArgs {
-		ref, err := jobclient.ParseRef(o.Factory.Kinds, arg, o.KindName)
+		ref, err := kinds.ParseRef(o.Factory.Kinds, arg, o.KindName)
 		if err != nil {
 			return err
 		}
@@ -143,7 +143,7 @@ func (o *Options) Run(ctx context.Context) error {
 		switch {
 		case err == nil:
 			fmt.Fprintf(o.IO.Out, "deleted %s\n", t)
-		case jobclient.IsNotFound(err):
+		case exit.IsNotFound(err):
 			// Deleted by someone else since it was found.
 			missing = append(missing, t.String())
 		default:
@@ -184,7 +184,7 @@ func (o *Options) targets(ctx context.Context) ([]*platform.Job, []string, error
 	for _, ref := range o.Refs {
 		job, err := o.Platform.Find(ctx, ref)
 		switch {
-		case jobclient.IsNotFound(err):
+		case exit.IsNotFound(err):
 			missing = append(missing, ref.String())
 		case err != nil:
 			return nil, nil, err

@@ -7,7 +7,6 @@ import (
 	"unicode"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
 
@@ -25,14 +24,14 @@ func FuzzPrintDetails(f *testing.F) {
 		o := &Options{Factory: fac, IO: fac.IOStreams}
 		code := int32(1)
 		now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-		d := &jobclient.Document{
-			Item: jobclient.Item{Summary: jobmodel.Summary{Name: "j", Namespace: "n", User: user, Experiment: detail,
+		d := &jobmodel.Document{
+			Item: jobmodel.Item{Summary: jobmodel.Summary{Name: "j", Namespace: "n", User: user, Experiment: detail,
 				Status: jobmodel.Status{State: jobmodel.Running, Reason: reason, Message: message}, Created: now}},
 			Image: image, Command: []string{"sh", "-c", message},
 			Replicas:  []jobmodel.Replica{{Task: task, Phase: "Running", Reason: reason, ExitCode: &code}},
-			Events:    []jobclient.Event{{Object: task, Reason: reason, Message: event, LastSeen: now}},
+			Events:    []jobmodel.Event{{Object: task, Reason: reason, Message: event, LastSeen: now}},
 			Details:   []jobmodel.Detail{{Name: "Jobs", Value: detail}},
-			LastLines: []jobclient.LastLines{{Task: task, Container: reason, Lines: []string{jobmodel.OneLine(event)}}},
+			LastLines: []jobmodel.LastLines{{Task: task, Container: reason, Lines: []string{jobmodel.OneLine(event)}}},
 		}
 		if err := o.printDetails(d, now); err != nil {
 			t.Fatal(err)

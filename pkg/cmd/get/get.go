@@ -14,7 +14,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -134,7 +133,7 @@ func (o *Options) printValues(ctx context.Context, job *platform.Job) error {
 
 // printDetails writes the human view: a header, the replicas, the warnings.
 // It is for reading, so it is aligned whether or not stdout is a terminal.
-func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
+func (o *Options) printDetails(d *jobmodel.Document, now time.Time) error {
 	w := o.IO.Out
 	printHeader(w, d, now)
 	fmt.Fprintln(w)
@@ -150,7 +149,7 @@ func (o *Options) printDetails(d *jobclient.Document, now time.Time) error {
 
 // printHeader writes the job's fields, one "Name:  value" line each ("-"
 // for none), the kind's own details last.
-func printHeader(w io.Writer, d *jobclient.Document, now time.Time) {
+func printHeader(w io.Writer, d *jobmodel.Document, now time.Time) {
 	s := &d.Summary
 	printField(w, "Name", s.Name)
 	printField(w, "Namespace", s.Namespace)
@@ -227,7 +226,7 @@ func printReplicas(w io.Writer, replicas []jobmodel.Replica, now time.Time) erro
 
 // printLastLines writes the last lines of a failed container, indented
 // under a line naming it (the lines are already one line each).
-func printLastLines(w io.Writer, ll jobclient.LastLines) {
+func printLastLines(w io.Writer, ll jobmodel.LastLines) {
 	run := "its run"
 	if ll.Previous {
 		run = "its previous run"
@@ -244,7 +243,7 @@ func printLastLines(w io.Writer, ll jobclient.LastLines) {
 	}
 }
 
-func (o *Options) printEvents(w io.Writer, events []jobclient.Event, now time.Time) error {
+func (o *Options) printEvents(w io.Writer, events []jobmodel.Event, now time.Time) error {
 	if len(events) == 0 {
 		_, err := fmt.Fprintln(w, "Warning events: none")
 		return err

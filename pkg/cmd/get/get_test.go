@@ -17,7 +17,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 )
@@ -237,7 +236,7 @@ func TestGetJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr := output()
-	var doc jobclient.Document
+	var doc jobmodel.Document
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, stdout)
 	}
@@ -260,7 +259,7 @@ func TestGetYAMLAndRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, _ := output()
-	var doc jobclient.Document
+	var doc jobmodel.Document
 	if err := yaml.Unmarshal([]byte(stdout), &doc); err != nil || doc.DocumentKind != "Job" || len(doc.Replicas) != 3 {
 		t.Errorf("YAML document %v %+v\n%s", err, doc, stdout)
 	}
@@ -360,7 +359,7 @@ func TestGetShowsTheLatestWarningsOnly(t *testing.T) {
 	if err := execute(f, nil, "old", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
-	var doc jobclient.Document
+	var doc jobmodel.Document
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || len(doc.Events) != MaxEvents+2 {
 		t.Errorf("-o json has %d events (%v), want all %d", len(doc.Events), err, MaxEvents+2)
 	}

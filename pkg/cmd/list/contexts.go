@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
@@ -230,7 +230,7 @@ func contextNames(listings []*contextListing) []string {
 // contextDocument is the JobList of -o json: every context's jobs, each
 // with its context.
 func contextDocument(listed []*contextListing) contextList {
-	doc := contextList{APIVersion: jobclient.APIVersion, Kind: jobclient.ListDocumentKind, Items: []contextItem{}}
+	doc := contextList{APIVersion: jobmodel.APIVersion, Kind: jobmodel.ListDocumentKind, Items: []contextItem{}}
 	for _, l := range listed {
 		for _, j := range l.jobs {
 			doc.Items = append(doc.Items, contextItem{Context: l.context, Item: j.Item})
@@ -281,7 +281,7 @@ type contextList struct {
 
 type contextItem struct {
 	Context string `json:"context"`
-	jobclient.Item
+	jobmodel.Item
 }
 
 // oneLine is an error on one line.

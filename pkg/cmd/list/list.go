@@ -254,7 +254,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	now := o.Factory.Now()
 	if o.Print.IsDocument() {
-		l := jobclient.List{APIVersion: jobclient.APIVersion, Kind: jobclient.ListDocumentKind, Items: make([]jobclient.Item, len(jobs))}
+		l := jobmodel.List{APIVersion: jobmodel.APIVersion, Kind: jobmodel.ListDocumentKind, Items: make([]jobmodel.Item, len(jobs))}
 		for i, j := range jobs {
 			l.Items[i] = j.Item
 		}

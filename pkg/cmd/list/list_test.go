@@ -18,7 +18,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/cmdutil/cmdutiltest"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -158,7 +157,7 @@ func TestListJSONAndYAML(t *testing.T) {
 		if err := execute(f, nil, "-o", "json"); err != nil {
 			t.Fatal(err)
 		}
-		var l jobclient.List
+		var l jobmodel.List
 		if err := json.Unmarshal(stdout.Bytes(), &l); err != nil {
 			t.Fatalf("stdout is no JSON: %v\n%s", err, stdout)
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/webopen"
 )
 
@@ -104,7 +104,7 @@ func (o *Options) Validate() error {
 	if err := o.Options.Validate(); err != nil {
 		return err
 	}
-	ref, err := jobclient.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
+	ref, err := kinds.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)
 	if err != nil {
 		return err
 	}

@@ -209,7 +209,7 @@ func (o *Options) delete(ctx context.Context, ns string, targets []jobclient.Job
 		switch {
 		case err == nil:
 			fmt.Fprintf(o.IO.Out, "deleted %s\n", name)
-		case jobclient.IsNotFound(err):
+		case exit.IsNotFound(err):
 			fmt.Fprintf(o.IO.ErrOut, "%s: already gone\n", name)
 		case errors.Is(err, jobclient.ErrReplaced):
 			fmt.Fprintf(o.IO.ErrOut, "%v\n", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
@@ -64,7 +65,7 @@ func (o *SuspendOptions) Change(ctx context.Context, t *jobclient.Suspendable, c
 	}
 	fmt.Fprintf(o.IO.Out, "%s %s\n", verb, t)
 	if o.Wait {
-		return jobwait.For(ctx, o.IO, o.Factory.Platform, jobclient.Ref{Kind: t.Kind, Name: t.Object.GetName()}, state, o.Timeout)
+		return jobwait.For(ctx, o.IO, o.Factory.Platform, kinds.Ref{Kind: t.Kind, Name: t.Object.GetName()}, state, o.Timeout)
 	}
 	if o.IO.IsStderrTTY() {
 		fmt.Fprintln(o.IO.ErrOut, next)

@@ -1,11 +1,12 @@
 package colossalai
 
 import (
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 // T9k publishes no Go types for ColossalAIJob: these are the fields of its

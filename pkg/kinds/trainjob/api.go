@@ -11,11 +11,12 @@
 package trainjob
 
 import (
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 // GroupVersion of Kubeflow Trainer v2's API.

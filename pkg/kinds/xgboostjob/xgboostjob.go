@@ -6,6 +6,7 @@ package xgboostjob
 
 import (
 	"context"
+
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"

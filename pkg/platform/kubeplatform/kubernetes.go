@@ -82,7 +82,7 @@ func (h *handle) read(ctx context.Context, client *jobclient.Client, job *platfo
 	if h.obj != nil {
 		return nil
 	}
-	k, obj, err := client.Find(ctx, job.Item.Namespace, jobclient.Ref{Kind: h.kind, Name: job.Item.Name})
+	k, obj, err := client.Find(ctx, job.Item.Namespace, kinds.Ref{Kind: h.kind, Name: job.Item.Name})
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (p *Platform) Submit(ctx context.Context, req *submit.JobRequest) (*platfor
 			if err != nil {
 				return nil, err
 			}
-			_, obj, err := client.Find(ctx, ns, jobclient.Ref{Name: name})
+			_, obj, err := client.Find(ctx, ns, kinds.Ref{Name: name})
 			return obj, err
 		},
 	}
@@ -203,7 +203,7 @@ func (p *Platform) served(ctx context.Context, gvr schema.GroupVersionResource) 
 }
 
 // Find finds the job in the namespace (every kind when ref names none).
-func (p *Platform) Find(ctx context.Context, ref jobclient.Ref) (*platform.Job, error) {
+func (p *Platform) Find(ctx context.Context, ref kinds.Ref) (*platform.Job, error) {
 	ns, _, err := p.Namespace()
 	if err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func (p *Platform) Find(ctx context.Context, ref jobclient.Ref) (*platform.Job, 
 }
 
 // Describe reads the job's replicas (its pods) and warning events.
-func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobclient.Document, error) {
+func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobmodel.Document, error) {
 	h, err := handleOf(job)
 	if err != nil {
 		return nil, err
@@ -357,7 +357,7 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	}
 	if req.Started != nil {
 		wr.Running = func(obj *unstructured.Unstructured) {
-			var doc *jobclient.Document
+			var doc *jobmodel.Document
 			if req.Document {
 				doc, _ = p.documentOf(ctx, h.kind, obj)
 			}
@@ -378,7 +378,7 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 
 // documentOf is get's document of the job as obj is, read under a context
 // of its own: the wait's may have run out, the document is still due.
-func (p *Platform) documentOf(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*jobclient.Document, error) {
+func (p *Platform) documentOf(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*jobmodel.Document, error) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	job, err := p.JobOf(k, obj)

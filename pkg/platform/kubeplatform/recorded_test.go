@@ -15,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobclient/jobclienttest"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 func platformOf(objs ...runtime.Object) *Platform {
@@ -45,7 +46,7 @@ func TestRecorded(t *testing.T) {
 	ctx := context.Background()
 	recorded := func(name string) error {
 		t.Helper()
-		job, err := p.Find(ctx, jobclient.Ref{Name: name})
+		job, err := p.Find(ctx, kinds.Ref{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
@@ -23,13 +23,13 @@ func TestWaitTellsStartedOnce(t *testing.T) {
 		f := newLiveFixture(t, 5*time.Millisecond, 400)
 		ctx := context.Background()
 		f.record(t, Record{Name: "mnist", Kind: "tf", ID: f.create(t, "mnist", "python train.py")})
-		job, err := f.p.Find(ctx, jobclient.Ref{Name: "mnist"})
+		job, err := f.p.Find(ctx, kinds.Ref{Name: "mnist"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var told []*jobclient.Document
+		var told []*jobmodel.Document
 		_, err = f.p.Wait(ctx, job, platform.WaitRequest{For: tt.for_, Timeout: 30 * time.Second, Document: true,
-			Started: func(doc *jobclient.Document) { told = append(told, doc) }})
+			Started: func(doc *jobmodel.Document) { told = append(told, doc) }})
 		if err != nil {
 			t.Fatalf("--for %s: %v", tt.for_, err)
 		}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/platform"
@@ -91,7 +90,7 @@ func handleOf(job *platform.Job) (*handle, error) {
 
 // Find finds the job by its name in the index, or by its timaker id: a job
 // submitted elsewhere is then adopted into the index.
-func (p *Platform) Find(ctx context.Context, ref jobclient.Ref) (*platform.Job, error) {
+func (p *Platform) Find(ctx context.Context, ref kinds.Ref) (*platform.Job, error) {
 	records, err := p.Index.Records()
 	if err != nil {
 		return nil, err
@@ -174,7 +173,7 @@ func (p *Platform) jobOf(r Record, tj *timaker.TrainingJob) *platform.Job {
 	if end, err := timaker.ParseTime(tj.TrainingEndTime); err == nil && end != nil {
 		s.Finished = end
 	}
-	item := jobclient.Item{Summary: s, KindName: r.Kind, ObjectAPIVersion: ObjectAPIVersion, ObjectKind: ObjectKind,
+	item := jobmodel.Item{Summary: s, KindName: r.Kind, ObjectAPIVersion: ObjectAPIVersion, ObjectKind: ObjectKind,
 		DurationSeconds: int64(s.Duration(p.now()) / time.Second), Labels: r.Labels}
 	raw := map[string]any{
 		"apiVersion": ObjectAPIVersion, "kind": ObjectKind,
@@ -221,19 +220,19 @@ func State(status string) jobmodel.State {
 
 // Describe is get's document: what the index and timaker know. A timaker
 // job has no namespace, replicas or events (docs/output.md).
-func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobclient.Document, error) {
+func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobmodel.Document, error) {
 	h, err := handleOf(job)
 	if err != nil {
 		return nil, err
 	}
-	doc := &jobclient.Document{
-		APIVersion: jobclient.APIVersion,
+	doc := &jobmodel.Document{
+		APIVersion: jobmodel.APIVersion,
 		Item:       job.Item,
 		Image:      h.record.Image,
 		Replicas:   []jobmodel.Replica{},
-		Events:     []jobclient.Event{},
+		Events:     []jobmodel.Event{},
 	}
-	doc.DocumentKind = jobclient.JobDocumentKind
+	doc.DocumentKind = jobmodel.JobDocumentKind
 	if h.record.Command != "" {
 		doc.Command = []string{"sh", "-c", h.record.Command}
 	}
@@ -245,7 +244,7 @@ func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobclient.
 // one whose description fails is too, with a warning.
 func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*platform.Job, error) {
 	for _, id := range opts.Adopt {
-		if _, err := p.Find(ctx, jobclient.Ref{Name: id}); err != nil {
+		if _, err := p.Find(ctx, kinds.Ref{Name: id}); err != nil {
 			return nil, err
 		}
 	}
@@ -439,7 +438,7 @@ func (w *poll) started(ctx context.Context) {
 		return
 	}
 	w.sawRunning = true
-	var doc *jobclient.Document
+	var doc *jobmodel.Document
 	if w.req.Document {
 		doc, _ = w.p.Describe(ctx, w.current)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
@@ -371,7 +370,7 @@ func TestFind(t *testing.T) {
 	tf, _ := f.p.Kinds.Lookup("tf")
 	pytorch, _ := f.p.Kinds.Lookup("pytorch")
 
-	for _, ref := range []jobclient.Ref{{Name: "mnist"}, {Name: mnist.ID}, {Kind: tf, Name: "mnist"}} {
+	for _, ref := range []kinds.Ref{{Name: "mnist"}, {Name: mnist.ID}, {Kind: tf, Name: "mnist"}} {
 		job, err := f.p.Find(ctx, ref)
 		if err != nil {
 			t.Errorf("Find(%v): %v", ref, err)
@@ -384,18 +383,18 @@ func TestFind(t *testing.T) {
 			t.Errorf("Find(%v): raw %v", ref, job.Raw)
 		}
 	}
-	if _, err := f.p.Find(ctx, jobclient.Ref{Kind: pytorch, Name: "mnist"}); exit.Code(err) != exit.NotFound {
+	if _, err := f.p.Find(ctx, kinds.Ref{Kind: pytorch, Name: "mnist"}); exit.Code(err) != exit.NotFound {
 		t.Errorf("mnist as a pytorch job: %v (exit %d), want exit 3", err, exit.Code(err))
 	}
 
 	// Two jobs of one name: the error names both ids.
 	again := f.record(t, Record{Name: "resnet", Kind: "pytorch"})
-	_, err := f.p.Find(ctx, jobclient.Ref{Name: "resnet"})
+	_, err := f.p.Find(ctx, kinds.Ref{Name: "resnet"})
 	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "2 jobs are named resnet in timaker cluster prod") ||
 		!strings.Contains(err.Error(), resnet.ID+", "+again.ID) {
 		t.Errorf("an ambiguous name: %v (exit %d)", err, exit.Code(err))
 	}
-	if job, err := f.p.Find(ctx, jobclient.Ref{Name: again.ID}); err != nil || job.Handle.(*handle).record.ID != again.ID {
+	if job, err := f.p.Find(ctx, kinds.Ref{Name: again.ID}); err != nil || job.Handle.(*handle).record.ID != again.ID {
 		t.Errorf("the second resnet by its id: %v", err)
 	}
 	if f.notes.Len() != 0 {
@@ -407,7 +406,7 @@ func TestFindAdoptsAJobSubmittedElsewhere(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	id := f.create(t, "elsewhere", "python train.py")
-	job, err := f.p.Find(ctx, jobclient.Ref{Name: id})
+	job, err := f.p.Find(ctx, kinds.Ref{Name: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +423,7 @@ func TestFindAdoptsAJobSubmittedElsewhere(t *testing.T) {
 	}
 	// Found again by its id, now from the index: no second adoption.
 	f.notes.Reset()
-	if _, err := f.p.Find(ctx, jobclient.Ref{Name: id}); err != nil || f.notes.Len() != 0 {
+	if _, err := f.p.Find(ctx, kinds.Ref{Name: id}); err != nil || f.notes.Len() != 0 {
 		t.Errorf("found again: %v, notes %q", err, f.notes)
 	}
 }
@@ -432,7 +431,7 @@ func TestFindAdoptsAJobSubmittedElsewhere(t *testing.T) {
 func TestFindUnknownJob(t *testing.T) {
 	f := newFixture(t)
 	f.record(t, Record{Name: "mnist"})
-	_, err := f.p.Find(context.Background(), jobclient.Ref{Name: "ghost"})
+	_, err := f.p.Find(context.Background(), kinds.Ref{Name: "ghost"})
 	if exit.Code(err) != exit.NotFound || err.Error() != "job ghost not found in timaker cluster prod" || !strings.Contains(exit.Hint(err), "timaker id") {
 		t.Errorf("an unknown job: %v (exit %d, hint %q)", err, exit.Code(err), exit.Hint(err))
 	}
@@ -441,7 +440,7 @@ func TestFindUnknownJob(t *testing.T) {
 	}
 	// A recorded job timaker no longer knows: exit 3, and how to forget it.
 	f.record(t, Record{ID: "train-404", Name: "gone"})
-	_, err = f.p.Find(context.Background(), jobclient.Ref{Name: "gone"})
+	_, err = f.p.Find(context.Background(), kinds.Ref{Name: "gone"})
 	if exit.Code(err) != exit.NotFound || !strings.Contains(err.Error(), "job gone (train-404) not found") || !strings.Contains(exit.Hint(err), "easyai delete train-404 --cluster prod") {
 		t.Errorf("a job timaker forgot: %v (exit %d, hint %q)", err, exit.Code(err), exit.Hint(err))
 	}
@@ -479,7 +478,7 @@ func TestWait(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			job, err := f.p.Find(ctx, jobclient.Ref{Name: "mnist"})
+			job, err := f.p.Find(ctx, kinds.Ref{Name: "mnist"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -503,7 +502,7 @@ func TestWait(t *testing.T) {
 func TestWaitForSuspendedIsAUsageError(t *testing.T) {
 	f := newFixture(t)
 	f.record(t, Record{Name: "mnist"})
-	job, err := f.p.Find(context.Background(), jobclient.Ref{Name: "mnist"})
+	job, err := f.p.Find(context.Background(), kinds.Ref{Name: "mnist"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +519,7 @@ func TestWaitForSuspendedIsAUsageError(t *testing.T) {
 func TestWaitTimesOut(t *testing.T) {
 	f := newFixture(t) // the frozen clock: the job stays JobReceived
 	f.record(t, Record{Name: "mnist", Kind: "tf"})
-	job, err := f.p.Find(context.Background(), jobclient.Ref{Name: "mnist"})
+	job, err := f.p.Find(context.Background(), kinds.Ref{Name: "mnist"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,7 +538,7 @@ func TestWaitTimesOut(t *testing.T) {
 func TestWaitEndsWhenTheJobIsGone(t *testing.T) {
 	f := newFixture(t)
 	r := f.record(t, Record{Name: "mnist", Kind: "tf"})
-	job, err := f.p.Find(context.Background(), jobclient.Ref{Name: "mnist"})
+	job, err := f.p.Find(context.Background(), kinds.Ref{Name: "mnist"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +555,7 @@ func TestDeleteStopsARunningJobAndForgetsIt(t *testing.T) {
 	r := f.record(t, Record{Name: "mnist", Kind: "tf"})
 	keep := f.record(t, Record{Name: "other", Kind: "tf"})
 	f.clock.Step(4 * time.Second) // Training
-	job, err := f.p.Find(ctx, jobclient.Ref{Name: "mnist"})
+	job, err := f.p.Find(ctx, kinds.Ref{Name: "mnist"})
 	if err != nil || job.Item.Status.State != jobmodel.Running {
 		t.Fatalf("job %+v, error %v", job, err)
 	}
@@ -578,7 +577,7 @@ func TestDeleteStopsARunningJobAndForgetsIt(t *testing.T) {
 	}
 	// timaker keeps its record: the job stops, found by its id.
 	f.clock.Step(5 * time.Second)
-	again, err := f.p.Find(ctx, jobclient.Ref{Name: r.ID})
+	again, err := f.p.Find(ctx, kinds.Ref{Name: r.ID})
 	if err != nil || again.Item.Status.State != jobmodel.Stopped {
 		t.Errorf("found by id after delete: %+v, %v", again, err)
 	}
@@ -590,7 +589,7 @@ func TestDeleteOfAFinishedJobOnlyForgetsIt(t *testing.T) {
 		ctx := context.Background()
 		f.record(t, Record{Name: "mnist", Kind: "tf", ID: f.create(t, "mnist", command)})
 		f.clock.Step(time.Minute)
-		job, err := f.p.Find(ctx, jobclient.Ref{Name: "mnist"})
+		job, err := f.p.Find(ctx, kinds.Ref{Name: "mnist"})
 		if err != nil || !job.Item.Status.State.Final() {
 			t.Fatalf("%s: job %+v, error %v", command, job, err)
 		}

@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
@@ -186,11 +185,11 @@ func TestListShowsJobsOfEveryKind(t *testing.T) {
 	}
 
 	r := easyai.Run(t, "list", "-n", ns, "-o", "json").MustSucceed(t)
-	var list jobclient.List
+	var list jobmodel.List
 	if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil {
 		t.Fatalf("list -o json: %v\n%s", err, r.Stdout)
 	}
-	byName := map[string]jobclient.Item{}
+	byName := map[string]jobmodel.Item{}
 	for _, it := range list.Items {
 		byName[it.Name] = it
 	}
@@ -273,7 +272,7 @@ func TestGetShowsReplicasAndWhy(t *testing.T) {
 
 	// worker-1 exits 3: the job fails, and get says which replica did it.
 	c.EndPod(t, ns, "mnist-worker-1", 3)
-	var doc jobclient.Document
+	var doc jobmodel.Document
 	eventually(t, "mnist Failed with worker-1's exit code", func() string {
 		r := easyai.Run(t, "get", "mnist", "-n", ns, "-o", "json")
 		if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {

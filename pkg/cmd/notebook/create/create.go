@@ -12,8 +12,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -149,7 +149,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "notebook %s created in %s\n", o.Spec.Name, o.p.Where())
 	if o.Wait {
-		if err := jobwait.For(ctx, o.IO, o.Factory.Platform, jobclient.Ref{Kind: o.sub.Kind, Name: o.Spec.Name}, waiter.Running, o.Timeout); err != nil {
+		if err := jobwait.For(ctx, o.IO, o.Factory.Platform, kinds.Ref{Kind: o.sub.Kind, Name: o.Spec.Name}, waiter.Running, o.Timeout); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
 )
@@ -23,7 +23,7 @@ type Options struct {
 	Name    string
 	Yes     bool
 
-	ref jobclient.Ref
+	ref kinds.Ref
 	p   platform.Platform
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/notebook/notebookargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
@@ -74,7 +73,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	switch o.Print.Format() {
 	case printers.FormatJSON, printers.FormatYAML:
-		l := jobclient.List{APIVersion: jobclient.APIVersion, Kind: jobclient.ListDocumentKind, Items: make([]jobclient.Item, len(jobs))}
+		l := jobmodel.List{APIVersion: jobmodel.APIVersion, Kind: jobmodel.ListDocumentKind, Items: make([]jobmodel.Item, len(jobs))}
 		for i, j := range jobs {
 			l.Items[i] = j.Item
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
@@ -26,15 +25,15 @@ func Kind(f *cmdutil.Factory) (kinds.Kind, error) {
 }
 
 // Ref is the job of notebook name.
-func Ref(f *cmdutil.Factory, name string) (jobclient.Ref, error) {
+func Ref(f *cmdutil.Factory, name string) (kinds.Ref, error) {
 	if err := submit.CheckName("notebook", name); err != nil {
-		return jobclient.Ref{}, err
+		return kinds.Ref{}, err
 	}
 	k, err := Kind(f)
 	if err != nil {
-		return jobclient.Ref{}, err
+		return kinds.Ref{}, err
 	}
-	return jobclient.Ref{Kind: k, Name: name}, nil
+	return kinds.Ref{Kind: k, Name: name}, nil
 }
 
 // Complete completes the name of a notebook of the namespace.

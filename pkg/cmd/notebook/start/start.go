@@ -20,6 +20,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/remote"
@@ -36,7 +37,7 @@ type Options struct {
 	Wait    bool
 	Timeout time.Duration
 
-	ref       jobclient.Ref
+	ref       kinds.Ref
 	namespace string
 	client    *jobclient.Client
 	replicas  *remote.Clients
@@ -153,7 +154,7 @@ func (o *Options) recreate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.p.Delete(ctx, job); err != nil && !jobclient.IsNotFound(err) {
+	if err := o.p.Delete(ctx, job); err != nil && !exit.IsNotFound(err) {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Notebook %s had ended: creating it again\n", o.Name)
@@ -190,7 +191,7 @@ func (o *Options) oldSecret(ctx context.Context, oldUID types.UID) (types.UID, e
 func (o *Options) gone(ctx context.Context, secretUID types.UID) (bool, error) {
 	kube := o.replicas.Kube
 	secret := notebook.SecretName(o.Name)
-	if _, err := o.p.Find(ctx, o.ref); err == nil || !jobclient.IsNotFound(err) {
+	if _, err := o.p.Find(ctx, o.ref); err == nil || !exit.IsNotFound(err) {
 		return false, nil
 	}
 	pods, err := kube.CoreV1().Pods(o.namespace).List(ctx, metav1.ListOptions{LabelSelector: jobmodel.NameLabel + "=" + o.Name})

@@ -15,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/remote"
@@ -29,7 +30,7 @@ type Options struct {
 	Wait    bool
 	Timeout time.Duration
 
-	ref       jobclient.Ref
+	ref       kinds.Ref
 	namespace string
 	client    *jobclient.Client
 	replicas  *remote.Clients
