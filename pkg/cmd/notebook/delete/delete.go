@@ -10,50 +10,36 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/notebook/notebookargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
 )
 
 // Options of notebook delete.
 type Options struct {
-	Factory *cmdutil.Factory
-	IO      *iostreams.IOStreams
-	Name    string
-	Yes     bool
+	notebookargs.Named
+	Yes bool
 
-	ref kinds.Ref
-	p   platform.Platform
+	p platform.Platform
 }
 
 // NewCmdDelete returns "notebook delete"; runF replaces Complete and Run in tests.
 func NewCmdDelete(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{}
+	o.Factory, o.IO = f, f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Delete a notebook; its workspace stays on the storage",
 		Long: `Delete a notebook: its job, pod and token's Secret. The workspaces on the
 storage (notebook/USER, notebook/public) are not touched. Asks first on a
 terminal; --yes does not ask (and is needed without a terminal).`,
-		Example:           `  easyai notebook delete explore --yes`,
-		Args:              cmdutil.ExactArgs(1, "the notebook's name"),
-		ValidArgsFunction: notebookargs.Complete(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
+		Example: `  easyai notebook delete explore --yes`,
 	}
+	notebookargs.TakeName(cmd, f, &o.Name, o, runF)
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "do not ask for confirmation")
 	return cmd
 }
 
-func (o *Options) Validate() error {
-	var err error
-	o.ref, err = notebookargs.Ref(o.Factory, o.Name)
-	return err
-}
-
+// Complete resolves the platform.
 func (o *Options) Complete() error {
 	var err error
 	o.p, err = o.Factory.Platform()
@@ -61,7 +47,7 @@ func (o *Options) Complete() error {
 }
 
 func (o *Options) Run(ctx context.Context) error {
-	job, err := o.p.Find(ctx, o.ref)
+	job, err := o.p.Find(ctx, o.Ref)
 	if err != nil {
 		return err
 	}

@@ -5,13 +5,17 @@ package notebookargs
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
 	"github.com/easyai-dev/easyai/pkg/platform"
+	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
@@ -60,4 +64,64 @@ func Complete(f *cmdutil.Factory) cobra.CompletionFunc {
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// Named are the options of a verb on one notebook: its name, and the job
+// it means once Validate checked it.
+type Named struct {
+	Factory *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Name    string
+
+	// Set by Validate.
+	Ref kinds.Ref
+}
+
+// Validate checks the name and resolves its job, without the cluster.
+func (n *Named) Validate() error {
+	var err error
+	n.Ref, err = Ref(n.Factory, n.Name)
+	return err
+}
+
+// TakeName makes cmd take one notebook name (name), completed with the
+// namespace's notebooks, and run o's steps; runF replaces Complete and Run
+// in tests.
+func TakeName[O cmdutil.Steps](cmd *cobra.Command, f *cmdutil.Factory, name *string, o O, runF func(O) error) {
+	cmd.Args = cmdutil.ExactArgs(1, "the notebook's name")
+	cmd.ValidArgsFunction = Complete(f)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		*name = args[0]
+		return cmdutil.RunSteps(cmd.Context(), o, runF)
+	}
+}
+
+// State are the options of stop and start: the notebook, --wait and
+// --timeout, and the clients that suspend, resume or recreate it.
+type State struct {
+	Named
+	Wait    bool
+	Timeout time.Duration
+
+	// Set by Complete.
+	Namespace string
+	Client    *jobclient.Client
+	Replicas  *remote.Clients
+	Platform  platform.Platform
+}
+
+// AddWaitFlags adds --wait (wait being its help) and --timeout.
+func (s *State) AddWaitFlags(cmd *cobra.Command, wait string) {
+	cmdutil.AddWaitFlags(cmd, &s.Wait, wait, &s.Timeout, 10*time.Minute)
+}
+
+// Complete resolves the namespace, the clients and the platform.
+func (s *State) Complete() error {
+	var err error
+	if s.Replicas, err = cmdutil.ReplicaClients(s.Factory); err != nil {
+		return err
+	}
+	s.Namespace, s.Client = s.Replicas.Namespace, s.Replicas.Jobs
+	s.Platform, err = s.Factory.Platform()
+	return err
 }

@@ -16,14 +16,9 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/notebook/notebookargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
-	"github.com/easyai-dev/easyai/pkg/platform"
-	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/waiter"
@@ -31,22 +26,13 @@ import (
 
 // Options of notebook start.
 type Options struct {
-	Factory *cmdutil.Factory
-	IO      *iostreams.IOStreams
-	Name    string
-	Wait    bool
-	Timeout time.Duration
-
-	ref       kinds.Ref
-	namespace string
-	client    *jobclient.Client
-	replicas  *remote.Clients
-	p         platform.Platform
+	notebookargs.State
 }
 
 // NewCmdStart returns "notebook start"; runF replaces Complete and Run in tests.
 func NewCmdStart(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{}
+	o.Factory, o.IO = f, f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "start NAME",
 		Short: "Start a stopped or ended notebook again",
@@ -54,37 +40,16 @@ func NewCmdStart(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 one that ended (Jupyter shut it down idle, or its --max-duration passed) is
 created again as it was created, with a new token: the same name, image,
 resources and workspaces.`,
-		Example:           `  easyai notebook start explore --wait`,
-		Args:              cmdutil.ExactArgs(1, "the notebook's name"),
-		ValidArgsFunction: notebookargs.Complete(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
+		Example: `  easyai notebook start explore --wait`,
 	}
-	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until it runs", &o.Timeout, 10*time.Minute)
+	notebookargs.TakeName(cmd, f, &o.Name, o, runF)
+	o.AddWaitFlags(cmd, "wait until it runs")
 	return cmd
-}
-
-func (o *Options) Validate() error {
-	var err error
-	o.ref, err = notebookargs.Ref(o.Factory, o.Name)
-	return err
-}
-
-func (o *Options) Complete() error {
-	var err error
-	if o.replicas, err = cmdutil.ReplicaClients(o.Factory); err != nil {
-		return err
-	}
-	o.namespace, o.client = o.replicas.Namespace, o.replicas.Jobs
-	o.p, err = o.Factory.Platform()
-	return err
 }
 
 // Run resumes a stopped notebook or creates an ended one again.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := o.client.FindSuspendable(ctx, o.namespace, o.ref, "resumed")
+	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "resumed")
 	if err != nil {
 		return err
 	}
@@ -94,7 +59,7 @@ func (o *Options) Run(ctx context.Context) error {
 	state := t.Summary.Status.State
 	switch {
 	case state == jobmodel.Suspended:
-		if err := t.DeletedSinceFound(t.Suspender.Resume(ctx, o.client.Dynamic, t.Object), o.namespace); err != nil {
+		if err := t.DeletedSinceFound(t.Suspender.Resume(ctx, o.Client.Dynamic, t.Object), o.Namespace); err != nil {
 			return err
 		}
 	case state.Final():
@@ -106,7 +71,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.IO.Out, "started notebook %s\n", o.Name)
 	if o.Wait {
-		if err := jobwait.For(ctx, o.IO, o.Factory.Platform, o.ref, waiter.Running, o.Timeout); err != nil {
+		if err := jobwait.For(ctx, o.IO, o.Factory.Platform, o.Ref, waiter.Running, o.Timeout); err != nil {
 			return err
 		}
 	}
@@ -118,11 +83,11 @@ func (o *Options) Run(ctx context.Context) error {
 // its token's Secret are gone, and submits what it was created with again
 // under the same name.
 func (o *Options) recreate(ctx context.Context) error {
-	job, err := o.p.Find(ctx, o.ref)
+	job, err := o.Platform.Find(ctx, o.Ref)
 	if err != nil {
 		return err
 	}
-	recorded, err := o.p.Recorded(ctx, job)
+	recorded, err := o.Platform.Recorded(ctx, job)
 	if err != nil {
 		return err
 	}
@@ -135,7 +100,7 @@ func (o *Options) recreate(ctx context.Context) error {
 		return err
 	}
 	sub := &submit.JobRequest{
-		Kinds: o.Factory.Kinds, Kind: o.ref.Kind,
+		Kinds: o.Factory.Kinds, Kind: o.Ref.Kind,
 		JobFiles: []render.ValueFile{{Name: "(the values recorded on notebook " + o.Name + ")", Data: file}},
 		Flags:    submit.Flags{Name: o.Name, Labels: labels, Annotations: annotations},
 		// The recorded values hold the workspaces as resolved.
@@ -154,7 +119,7 @@ func (o *Options) recreate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.p.Delete(ctx, job); err != nil && !exit.IsNotFound(err) {
+	if err := o.Platform.Delete(ctx, job); err != nil && !exit.IsNotFound(err) {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Notebook %s had ended: creating it again\n", o.Name)
@@ -164,7 +129,7 @@ func (o *Options) recreate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = o.p.Submit(ctx, sub)
+	_, err = o.Platform.Submit(ctx, sub)
 	return err
 }
 
@@ -174,7 +139,7 @@ func (o *Options) recreate(ctx context.Context) error {
 // someone else made stays, and the notebook is not made again over it.
 func (o *Options) oldSecret(ctx context.Context, oldUID types.UID) (types.UID, error) {
 	secret := notebook.SecretName(o.Name)
-	switch s, err := o.replicas.Kube.CoreV1().Secrets(o.namespace).Get(ctx, secret, metav1.GetOptions{}); {
+	switch s, err := o.Replicas.Kube.CoreV1().Secrets(o.Namespace).Get(ctx, secret, metav1.GetOptions{}); {
 	case apierrors.IsNotFound(err):
 		return "", nil
 	case err != nil:
@@ -189,12 +154,12 @@ func (o *Options) oldSecret(ctx context.Context, oldUID types.UID) (types.UID, e
 // gone is true once the ended notebook's job and pod are gone; it deletes
 // the old token's Secret (secretUID) on the way.
 func (o *Options) gone(ctx context.Context, secretUID types.UID) (bool, error) {
-	kube := o.replicas.Kube
+	kube := o.Replicas.Kube
 	secret := notebook.SecretName(o.Name)
-	if _, err := o.p.Find(ctx, o.ref); err == nil || !exit.IsNotFound(err) {
+	if _, err := o.Platform.Find(ctx, o.Ref); err == nil || !exit.IsNotFound(err) {
 		return false, nil
 	}
-	pods, err := kube.CoreV1().Pods(o.namespace).List(ctx, metav1.ListOptions{LabelSelector: jobmodel.NameLabel + "=" + o.Name})
+	pods, err := kube.CoreV1().Pods(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: jobmodel.NameLabel + "=" + o.Name})
 	if err != nil {
 		return false, err
 	}
@@ -207,7 +172,7 @@ func (o *Options) gone(ctx context.Context, secretUID types.UID) (bool, error) {
 	// that has not come to it yet is not waited for. Only that Secret
 	// (its uid) is deleted.
 	if secretUID != "" {
-		err := kube.CoreV1().Secrets(o.namespace).Delete(ctx, secret, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &secretUID}})
+		err := kube.CoreV1().Secrets(o.Namespace).Delete(ctx, secret, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &secretUID}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return false, err
 		}

@@ -5,41 +5,26 @@ package stop
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/notebook/notebookargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/iostreams"
-	"github.com/easyai-dev/easyai/pkg/jobclient"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/notebook"
-	"github.com/easyai-dev/easyai/pkg/platform"
-	"github.com/easyai-dev/easyai/pkg/remote"
 	"github.com/easyai-dev/easyai/pkg/waiter"
 )
 
 // Options of notebook stop.
 type Options struct {
-	Factory *cmdutil.Factory
-	IO      *iostreams.IOStreams
-	Name    string
-	Wait    bool
-	Timeout time.Duration
-
-	ref       kinds.Ref
-	namespace string
-	client    *jobclient.Client
-	replicas  *remote.Clients
-	p         platform.Platform
+	notebookargs.State
 }
 
 // NewCmdStop returns "notebook stop"; runF replaces Complete and Run in tests.
 func NewCmdStop(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams}
+	o := &Options{}
+	o.Factory, o.IO = f, f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "stop NAME",
 		Short: "Stop a notebook: free its pod and GPUs, keep its workspace",
@@ -47,37 +32,16 @@ func NewCmdStop(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 its workspace on the storage stay; "easyai notebook start" brings it back
 with a new pod. What is only in the pod (outside /notebooks) is lost, and
 running kernels end.`,
-		Example:           `  easyai notebook stop explore`,
-		Args:              cmdutil.ExactArgs(1, "the notebook's name"),
-		ValidArgsFunction: notebookargs.Complete(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
+		Example: `  easyai notebook stop explore`,
 	}
-	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until its pod is gone", &o.Timeout, 10*time.Minute)
+	notebookargs.TakeName(cmd, f, &o.Name, o, runF)
+	o.AddWaitFlags(cmd, "wait until its pod is gone")
 	return cmd
-}
-
-func (o *Options) Validate() error {
-	var err error
-	o.ref, err = notebookargs.Ref(o.Factory, o.Name)
-	return err
-}
-
-func (o *Options) Complete() error {
-	var err error
-	if o.replicas, err = cmdutil.ReplicaClients(o.Factory); err != nil {
-		return err
-	}
-	o.namespace, o.client = o.replicas.Namespace, o.replicas.Jobs
-	o.p, err = o.Factory.Platform()
-	return err
 }
 
 // Run stops the notebook: its job is suspended.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := o.client.FindSuspendable(ctx, o.namespace, o.ref, "stopped")
+	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "stopped")
 	if err != nil {
 		return err
 	}
@@ -91,13 +55,13 @@ func (o *Options) Run(ctx context.Context) error {
 	case state.Final():
 		return fmt.Errorf("notebook %s has ended (%s): there is nothing to stop; start it again with: %s notebook start %s", o.Name, notebook.Describe(state), o.Factory.ExecutableName, o.Name)
 	}
-	if err := t.DeletedSinceFound(t.Suspender.Suspend(ctx, o.client.Dynamic, t.Object), o.namespace); err != nil {
+	if err := t.DeletedSinceFound(t.Suspender.Suspend(ctx, o.Client.Dynamic, t.Object), o.Namespace); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "stopped notebook %s\n", o.Name)
 	fmt.Fprintf(o.IO.ErrOut, "Its workspace stays on the storage. Start it again with: %s notebook start %s\n", o.Factory.ExecutableName, o.Name)
 	if o.Wait {
-		return jobwait.For(ctx, o.IO, o.Factory.Platform, o.ref, waiter.Suspended, o.Timeout)
+		return jobwait.For(ctx, o.IO, o.Factory.Platform, o.Ref, waiter.Suspended, o.Timeout)
 	}
 	return nil
 }
