@@ -25,3 +25,12 @@ func TakeOneJob[O JobCommand](cmd *cobra.Command, f *Factory, o O, runF func(O) 
 		return RunSteps(cmd.Context(), o, runF)
 	}
 }
+
+// TakeNoArgs makes cmd a command of no arguments (any is a usage error)
+// that runs o's steps; runF replaces Complete and Run in tests.
+func TakeNoArgs[O Steps](cmd *cobra.Command, o O, runF func(O) error) {
+	cmd.Args = NoArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return RunSteps(cmd.Context(), o, runF)
+	}
+}

@@ -53,11 +53,8 @@ namespace-scoped user needs, with a Role to start from (examples/rbac/).`,
 		Example: `  easyai doctor
   easyai doctor -n team-a
   easyai doctor -o json | jq -r '.access[] | select(.allowed | not) | "\(.verb) \(.resource)"'`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	return cmd
 }

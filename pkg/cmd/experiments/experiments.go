@@ -50,11 +50,8 @@ names.`,
   easyai experiments -n research -o json | jq '.items[] | select(.failed > 0) | .name'
   # every job of one experiment
   easyai list --experiment lr-sweep`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	return cmd
 }

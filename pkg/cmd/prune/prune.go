@@ -65,11 +65,8 @@ never selects it.`,
 		Example: `  easyai prune --finished --older-than 7d
   easyai prune --experiment lr-sweep --dry-run
   easyai prune --finished -l team=vision --yes`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	fl := cmd.Flags()
 	fl.BoolVar(&o.Finished, "finished", false, "only jobs that ended: Succeeded or Failed")
 	fl.StringVar(&o.OlderThan, "older-than", "", "only jobs created longer ago than this: 7d, 36h, 1d12h")

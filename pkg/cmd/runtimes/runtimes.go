@@ -54,11 +54,8 @@ at a namespace) is left out with one line on stderr.`,
 		Example: `  easyai runtimes
   easyai runtimes -n team-a -o json
   easyai submit trainjob --runtime "$(easyai runtimes -o name | head -1)" --image IMG -- python train.py`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	return cmd
 }

@@ -42,11 +42,8 @@ Failed), GPUs, user and age. One request: the notebooks' jobs, by label.
 -o json prints a JobList document, as "easyai list" does.`,
 		Example: `  easyai notebook list
   easyai notebook list --mine -o name`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "list the notebooks of every namespace")
 	cmd.Flags().BoolVar(&o.Mine, "mine", false, "only your notebooks")
 	o.Print.AddFlags(cmd)

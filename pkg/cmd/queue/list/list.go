@@ -43,11 +43,8 @@ default). -o json and -o yaml print a QueueList document (docs/output.md)
 with every resource of each queue; -o name prints the queues' names.`,
 		Example: `  easyai queue list
   easyai queue list -o json | jq '.items[] | {name, allocated, capability}'`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	return cmd
 }

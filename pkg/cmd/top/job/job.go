@@ -56,11 +56,8 @@ alone, as list: one LIST per kind, none per job.
   easyai top job -A --since 7d
   easyai top job --experiment lr-sweep --since 30d -o json | jq '.total.gpuHours'
   easyai top job --user alice@example.com`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "the jobs of every namespace")

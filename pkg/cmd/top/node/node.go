@@ -74,11 +74,8 @@ On a timaker cluster (--cluster) the rows are the project's resource pools
   easyai top node -l nvidia.com/gpu.product=A100-SXM4-80GB
   easyai top node -o json | jq '.total.gpus'
   easyai top node --cluster prod`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "only the nodes with these labels (Kubernetes)")
 	return cmd
