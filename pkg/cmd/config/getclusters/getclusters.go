@@ -3,6 +3,7 @@
 package getclusters
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -29,7 +30,7 @@ type ClusterList struct {
 	Items   []config.Cluster `json:"items"`
 }
 
-// NewCmdGetClusters returns the command; runF replaces Run in tests.
+// NewCmdGetClusters returns the command; runF replaces Complete and Run in tests.
 func NewCmdGetClusters(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{Factory: f, Print: printers.NewPrintFlags("a table",
 		printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}
@@ -46,23 +47,20 @@ the names. "easyai config get cluster" prints the default.`,
 		Example: `  easyai config get-clusters
   easyai config get-clusters -o json
   easyai config get-clusters -o name`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Print.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return o.Run()
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	return cmd
 }
 
+// Validate checks -o.
+func (o *Options) Validate() error { return o.Print.Validate() }
+
+// Complete has nothing to resolve: Run reads the configuration.
+func (o *Options) Complete() error { return nil }
+
 // Run prints the clusters, sorted by name.
-func (o *Options) Run() error {
+func (o *Options) Run(context.Context) error {
 	c, err := o.Factory.Config()
 	if err != nil {
 		return err

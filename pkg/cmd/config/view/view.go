@@ -2,6 +2,7 @@
 package view
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,7 @@ type Options struct {
 	Print   *printers.PrintFlags
 }
 
-// NewCmdView returns the command; runF replaces Run in tests.
+// NewCmdView returns the command; runF replaces Complete and Run in tests.
 func NewCmdView(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{Factory: f,
 		Print: printers.NewPrintFlags("", printers.FormatYAML, printers.FormatJSON, printers.FormatTemplate).WithDefault(printers.FormatYAML)}
@@ -26,23 +27,20 @@ func NewCmdView(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Long:  "Print the settings in effect: the file, with the EASYAI_* environment applied.",
 		Example: `  easyai config view
   EASYAI_QUEUE=research easyai config view -o json`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Print.Validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return o.Run()
-		},
 	}
+	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
 	return cmd
 }
 
+// Validate checks -o.
+func (o *Options) Validate() error { return o.Print.Validate() }
+
+// Complete has nothing to resolve: Run reads the configuration.
+func (o *Options) Complete() error { return nil }
+
 // Run prints the configuration.
-func (o *Options) Run() error {
+func (o *Options) Run(context.Context) error {
 	c, err := o.Factory.Config()
 	if err != nil {
 		return err

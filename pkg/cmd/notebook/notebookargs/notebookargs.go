@@ -4,6 +4,7 @@
 package notebookargs
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -124,4 +125,18 @@ func (s *State) Complete() error {
 	s.Namespace, s.Client = s.Replicas.Namespace, s.Replicas.Jobs
 	s.Platform, err = s.Factory.Platform()
 	return err
+}
+
+// Find finds the notebook's job and reads its state; verb ("stopped",
+// "resumed") says what a job of a kind that cannot be suspended cannot be.
+// A job of the name that is no notebook is an error.
+func (s *State) Find(ctx context.Context, verb string) (*jobclient.Suspendable, error) {
+	t, err := s.Client.FindSuspendable(ctx, s.Namespace, s.Ref, verb)
+	if err != nil {
+		return nil, err
+	}
+	if !notebook.Is(t.Object.GetLabels()) {
+		return nil, notebook.NotANotebook(s.Name)
+	}
+	return t, nil
 }

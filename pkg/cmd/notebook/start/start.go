@@ -49,12 +49,9 @@ resources and workspaces.`,
 
 // Run resumes a stopped notebook or creates an ended one again.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "resumed")
+	t, err := o.Find(ctx, "resumed")
 	if err != nil {
 		return err
-	}
-	if !notebook.Is(t.Object.GetLabels()) {
-		return notebook.NotANotebook(o.Name)
 	}
 	state := t.Summary.Status.State
 	switch {

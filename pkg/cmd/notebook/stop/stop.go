@@ -41,12 +41,9 @@ running kernels end.`,
 
 // Run stops the notebook: its job is suspended.
 func (o *Options) Run(ctx context.Context) error {
-	t, err := o.Client.FindSuspendable(ctx, o.Namespace, o.Ref, "stopped")
+	t, err := o.Find(ctx, "stopped")
 	if err != nil {
 		return err
-	}
-	if !notebook.Is(t.Object.GetLabels()) {
-		return notebook.NotANotebook(o.Name)
 	}
 	state := t.Summary.Status.State
 	switch {
