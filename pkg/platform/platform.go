@@ -271,3 +271,17 @@ func (a *Amount) Add(b Amount) {
 // ErrUnsupported is what a platform cannot do; the error wrapping it says
 // what and where the documentation is.
 var ErrUnsupported = errors.New("not supported on this platform")
+
+// FindRecorded finds the job ref names on p and what it was submitted
+// with (rerun, notebook start).
+func FindRecorded(ctx context.Context, p Platform, ref kinds.Ref) (*Job, *Recorded, error) {
+	job, err := p.Find(ctx, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	recorded, err := p.Recorded(ctx, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	return job, recorded, nil
+}

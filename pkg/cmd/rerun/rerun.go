@@ -169,11 +169,7 @@ func (o *Options) Complete() error {
 
 // Run reads what the job was submitted with and submits it again.
 func (o *Options) Run(ctx context.Context) error {
-	job, err := o.Platform.Find(ctx, o.Ref)
-	if err != nil {
-		return err
-	}
-	recorded, err := o.Platform.Recorded(ctx, job)
+	job, recorded, err := platform.FindRecorded(ctx, o.Platform, o.Ref)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/jobwait"
 	"github.com/easyai-dev/easyai/pkg/notebook"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
 	"github.com/easyai-dev/easyai/pkg/waiter"
@@ -80,11 +81,7 @@ func (o *Options) Run(ctx context.Context) error {
 // its token's Secret are gone, and submits what it was created with again
 // under the same name.
 func (o *Options) recreate(ctx context.Context) error {
-	job, err := o.Platform.Find(ctx, o.Ref)
-	if err != nil {
-		return err
-	}
-	recorded, err := o.Platform.Recorded(ctx, job)
+	job, recorded, err := platform.FindRecorded(ctx, o.Platform, o.Ref)
 	if err != nil {
 		return err
 	}
