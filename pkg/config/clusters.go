@@ -620,12 +620,9 @@ func removeEntry(m *yaml.Node, i int) (orphan string) {
 // clearedDefault says so. The map of clusters goes when it is left empty.
 func DeleteCluster(configFlag, name string) (path string, clearedDefault bool, err error) {
 	f := fileFor(configFlag)
-	doc, exists, err := f.edit()
-	switch {
-	case err != nil:
+	doc, err := f.editExisting()
+	if err != nil {
 		return "", false, err
-	case !exists && f.explicit:
-		return "", false, f.missing()
 	}
 	clusters, at := clustersNode(doc)
 	i := entryIndex(clusters, name)

@@ -263,6 +263,19 @@ func (f file) edit() (*yaml.Node, bool, error) {
 	return doc, true, err
 }
 
+// editExisting is edit of a file that must exist when --config names it
+// (a removal: there is nothing to remove from a file not there).
+func (f file) editExisting() (*yaml.Node, error) {
+	doc, exists, err := f.edit()
+	switch {
+	case err != nil:
+		return nil, err
+	case !exists && f.explicit:
+		return nil, f.missing()
+	}
+	return doc, nil
+}
+
 // write replaces the file's content with doc.
 func (f file) write(doc *yaml.Node) error {
 	var buf bytes.Buffer
@@ -342,12 +355,9 @@ func Set(configFlag, key, raw string) (path string, err error) {
 // removed too, if the file holds it. A --config file must exist.
 func Unset(configFlag, key string) (path string, removed bool, err error) {
 	f := fileFor(configFlag)
-	doc, exists, err := f.edit()
-	switch {
-	case err != nil:
+	doc, err := f.editExisting()
+	if err != nil {
 		return "", false, err
-	case !exists && f.explicit:
-		return "", false, f.missing()
 	}
 	root := doc.Content[0]
 	for i := 0; i+1 < len(root.Content); {
