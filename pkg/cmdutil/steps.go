@@ -1,6 +1,10 @@
 package cmdutil
 
-import "context"
+import (
+	"context"
+
+	"github.com/easyai-dev/easyai/pkg/printers"
+)
 
 // Steps are the stages of a command's Options: Validate checks the flags and
 // arguments without reaching the cluster, Complete resolves the namespace and
@@ -25,3 +29,15 @@ func RunSteps[O Steps](ctx context.Context, o O, runF func(O) error) error {
 	}
 	return o.Run(ctx)
 }
+
+// Printing is the part of a command's Options that only reads and prints:
+// its -o, which Validate checks; Complete has nothing to resolve.
+type Printing struct {
+	Print *printers.PrintFlags
+}
+
+// Validate checks -o.
+func (p *Printing) Validate() error { return p.Print.Validate() }
+
+// Complete has nothing to resolve.
+func (p *Printing) Complete() error { return nil }

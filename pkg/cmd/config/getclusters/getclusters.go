@@ -17,7 +17,7 @@ import (
 // Options of config get-clusters.
 type Options struct {
 	Factory *cmdutil.Factory
-	Print   *printers.PrintFlags
+	cmdutil.Printing
 }
 
 // ClusterList is the document of -o json and -o yaml.
@@ -32,8 +32,8 @@ type ClusterList struct {
 
 // NewCmdGetClusters returns the command; runF replaces Complete and Run in tests.
 func NewCmdGetClusters(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, Print: printers.NewPrintFlags("a table",
-		printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}
+	o := &Options{Factory: f, Printing: cmdutil.Printing{Print: printers.NewPrintFlags("a table",
+		printers.FormatJSON, printers.FormatYAML, printers.FormatName, printers.FormatTemplate)}}
 	cmd := &cobra.Command{
 		Use:   "get-clusters",
 		Short: "List the timaker clusters of the configuration",
@@ -52,12 +52,6 @@ the names. "easyai config get cluster" prints the default.`,
 	o.Print.AddFlags(cmd)
 	return cmd
 }
-
-// Validate checks -o.
-func (o *Options) Validate() error { return o.Print.Validate() }
-
-// Complete has nothing to resolve: Run reads the configuration.
-func (o *Options) Complete() error { return nil }
 
 // Run prints the clusters, sorted by name.
 func (o *Options) Run(context.Context) error {

@@ -14,13 +14,13 @@ import (
 // Options of config view.
 type Options struct {
 	Factory *cmdutil.Factory
-	Print   *printers.PrintFlags
+	cmdutil.Printing
 }
 
 // NewCmdView returns the command; runF replaces Complete and Run in tests.
 func NewCmdView(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f,
-		Print: printers.NewPrintFlags("", printers.FormatYAML, printers.FormatJSON, printers.FormatTemplate).WithDefault(printers.FormatYAML)}
+	o := &Options{Factory: f, Printing: cmdutil.Printing{
+		Print: printers.NewPrintFlags("", printers.FormatYAML, printers.FormatJSON, printers.FormatTemplate).WithDefault(printers.FormatYAML)}}
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "Print the settings in effect",
@@ -32,12 +32,6 @@ func NewCmdView(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o.Print.AddFlags(cmd)
 	return cmd
 }
-
-// Validate checks -o.
-func (o *Options) Validate() error { return o.Print.Validate() }
-
-// Complete has nothing to resolve: Run reads the configuration.
-func (o *Options) Complete() error { return nil }
 
 // Run prints the configuration.
 func (o *Options) Run(context.Context) error {
