@@ -32,7 +32,7 @@ func (f watcherFunc) WatchWithContext(ctx context.Context, opts metav1.ListOptio
 // A watch that ends (410 Gone after an API server restart, or a long
 // disconnection) is replaced: the pods and the job are listed again, what
 // changed meanwhile is taken in, and the watch resumes from that LIST.
-func (c *Config) follow(ctx context.Context, selected, replicas []jobmodel.Replica, pods *corev1.PodList) error {
+func (c *Request) follow(ctx context.Context, selected, replicas []jobmodel.Replica, pods *corev1.PodList) error {
 	podless := podlessTasks(selected)
 	if len(podless) > 0 {
 		fmt.Fprintf(c.ErrOut, "%s: no pod yet\n", strings.Join(podless, ", "))
@@ -77,7 +77,7 @@ type selection struct {
 
 // newSelection is what c selects; selected are the replicas it selected at
 // the start, those --task keeps to.
-func newSelection(c *Config, selected []jobmodel.Replica) selection {
+func newSelection(c *Request, selected []jobmodel.Replica) selection {
 	sel := selection{byTask: len(c.Tasks) > 0, tasks: map[string]bool{}, role: c.Role}
 	for _, r := range selected {
 		sel.tasks[r.Task] = true
@@ -114,7 +114,7 @@ func retryList(ctx context.Context, list func(context.Context) error) error {
 }
 
 // replicaOf is the replica a pod runs.
-func replicaOf(c *Config, p *corev1.Pod) (jobmodel.Replica, bool) {
+func replicaOf(c *Request, p *corev1.Pod) (jobmodel.Replica, bool) {
 	replicas, err := c.Kind.Replicas(c.Job, []corev1.Pod{*p})
 	if err != nil {
 		return jobmodel.Replica{}, false

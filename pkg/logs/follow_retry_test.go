@@ -81,7 +81,7 @@ func TestABrokenStreamIsRetriedLaterEachTimeUpToACap(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), Config{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
+		done <- Run(context.Background(), Request{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
 			Follow: true, Tail: -1, MaxLogRequests: 64, Tasks: []string{"worker-0"}, Out: &stdout, ErrOut: &stderr,
 			clock: clock, retryBackoff: &backoff})
 	}()

@@ -73,7 +73,7 @@ func TestFollowPicksUpNewAndRestartedPodsAndExitsAsTheJobEnds(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), Config{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
+		done <- Run(context.Background(), Request{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
 			Follow: true, Tail: -1, MaxLogRequests: 64, Out: &stdout, ErrOut: &stderr})
 	}()
 	waitFor(t, "stderr", &stderr, "worker-1: no pod yet\n")

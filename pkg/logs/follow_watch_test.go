@@ -68,7 +68,7 @@ func TestFollowListsAgainAndGoesOnWhenItsWatchesEndWith410Gone(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), Config{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
+		done <- Run(context.Background(), Request{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
 			Follow: true, Tail: -1, MaxLogRequests: 64, Out: &stdout, ErrOut: &stderr})
 	}()
 	waitFor(t, "stdout", &stdout, "[worker-0] w0 step 1\n")
@@ -132,7 +132,7 @@ func TestFollowEndsWhenTheJobWasDeletedWhileItsWatchWasGone(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), Config{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
+		done <- Run(context.Background(), Request{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
 			Follow: true, Tail: -1, MaxLogRequests: 64, Out: &stdout, ErrOut: &stderr})
 	}()
 	waitFor(t, "stdout", &stdout, "[ps-0] ps up\n")
@@ -165,7 +165,7 @@ func TestFollowingPodsThatChangeIsRaceFree(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), Config{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
+		done <- Run(context.Background(), Request{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
 			Follow: true, Tail: -1, MaxLogRequests: 64, Out: &stdout, ErrOut: &stderr, Tasks: []string{"worker-0"}})
 	}()
 	<-watching
@@ -206,7 +206,7 @@ func TestStreamsThatEndedDoNotCountAgainstMaxLogRequests(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), Config{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
+		done <- Run(context.Background(), Request{Kind: tfjob.New(), Job: running, Kube: kube, Dynamic: dyn, Source: src,
 			Follow: true, Tail: -1, MaxLogRequests: 2, Role: "worker", Out: &stdout, ErrOut: &stderr})
 	}()
 	waitFor(t, "stdout", &stdout, "[worker-0] w0 step 1\n")

@@ -20,7 +20,7 @@ import (
 // has no stream yet. Its watch is replaced when it ends; without it
 // following goes on, since the events only explain a wait.
 type gangWatch struct {
-	c    *Config
+	c    *Request
 	ns   string
 	opts metav1.ListOptions
 	// last is the reason last shown.
@@ -32,7 +32,7 @@ type gangWatch struct {
 }
 
 // newGangWatch is the gang's watch of c.Job, opened by open.
-func newGangWatch(c *Config) *gangWatch {
+func newGangWatch(c *Request) *gangWatch {
 	return &gangWatch{c: c, ns: c.Job.GetNamespace(), opts: metav1.ListOptions{FieldSelector: fields.Set{
 		"involvedObject.kind": "PodGroup", "involvedObject.name": c.Job.GetName(), "type": corev1.EventTypeWarning}.String()}}
 }

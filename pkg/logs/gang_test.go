@@ -25,7 +25,7 @@ func gangOf(t *testing.T, events ...runtime.Object) (*gangWatch, *kubefake.Clien
 	t.Helper()
 	var stderr syncBuffer
 	kube := kubefake.NewClientset(events...)
-	g := newGangWatch(&Config{Kind: tfjob.New(), Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Kube: kube, ErrOut: &stderr})
+	g := newGangWatch(&Request{Kind: tfjob.New(), Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Kube: kube, ErrOut: &stderr})
 	t.Cleanup(g.stop)
 	return g, kube, &stderr
 }

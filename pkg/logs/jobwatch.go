@@ -28,7 +28,7 @@ import (
 // job's final state ends the loop, its deletion ends it with an error. It
 // owns the streams: only its goroutine reads or changes them.
 type jobWatch struct {
-	c        *Config
+	c        *Request
 	ns, name string
 	sel      selection
 	// listed is the replica of each pod of the first LIST, until those pods
@@ -50,7 +50,7 @@ type jobWatch struct {
 // newJobWatch is the watch loop of following c.Job: selected are the
 // replicas asked for, replicas all those of the first LIST of its pods. Its
 // watches are opened by open.
-func newJobWatch(ctx context.Context, c *Config, selected, replicas []jobmodel.Replica) *jobWatch {
+func newJobWatch(ctx context.Context, c *Request, selected, replicas []jobmodel.Replica) *jobWatch {
 	ns, name := c.Job.GetNamespace(), c.Job.GetName()
 	w := &jobWatch{c: c, ns: ns, name: name, sel: newSelection(c, selected),
 		listed: make(map[string]jobmodel.Replica, len(replicas)), pending: map[string]string{}, streams: map[string]*stream{},

@@ -36,7 +36,7 @@ type watched struct {
 // watchOf makes the jobWatch of logs -f with c (the running mnist job by
 // default) on a cluster with objs, its streams read from src; it is closed
 // with the test. Its watches are not open yet.
-func watchOf(t *testing.T, c Config, src Source, objs ...runtime.Object) watched {
+func watchOf(t *testing.T, c Request, src Source, objs ...runtime.Object) watched {
 	t.Helper()
 	ctx := context.Background()
 	kube := kubefake.NewClientset(objs...)
@@ -98,7 +98,7 @@ func mnistLogs() *followSource {
 }
 
 func TestTheWatchFollowsEachContainerOfAPodOnceAndOnlyOfTheReplicasSelected(t *testing.T) {
-	w := watchOf(t, Config{Role: "worker"}, mnistLogs(), tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
+	w := watchOf(t, Request{Role: "worker"}, mnistLogs(), tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
 	w.takeIn(listed(t, w.kube))
 	if w.listed != nil {
 		t.Error("the first LIST's replicas are kept")
@@ -119,7 +119,7 @@ func TestTheWatchFollowsEachContainerOfAPodOnceAndOnlyOfTheReplicasSelected(t *t
 }
 
 func TestTheWatchSaysWhyAPodIsPendingEachTimeTheReasonChanges(t *testing.T) {
-	w := watchOf(t, Config{}, mnistLogs())
+	w := watchOf(t, Request{}, mnistLogs())
 	pending := tfPod("worker", 0, corev1.PodPending)
 	pending.Spec.NodeName = ""
 	pending.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available"}}
@@ -157,7 +157,7 @@ func (w watched) ended(t *testing.T, pods ...string) {
 }
 
 func TestTheWatchLeavesOutStreamsBeyondMaxLogRequests(t *testing.T) {
-	w := watchOf(t, Config{MaxLogRequests: 1}, mnistEnds(), tfPod("worker", 0, corev1.PodRunning))
+	w := watchOf(t, Request{MaxLogRequests: 1}, mnistEnds(), tfPod("worker", 0, corev1.PodRunning))
 	w.takeIn(listed(t, w.kube))
 	w.onPod(tfPod("worker", 1, corev1.PodRunning), false)
 	if s := w.streamOf("mnist-worker-1"); s == nil || !s.gone || s.running {
@@ -181,7 +181,7 @@ func TestTheWatchLeavesOutStreamsBeyondMaxLogRequests(t *testing.T) {
 }
 
 func TestTheWatchSaysWhenAContainerRestartedAndOpensItsStreamAgain(t *testing.T) {
-	w := watchOf(t, Config{}, mnistEnds(), tfPod("worker", 0, corev1.PodRunning))
+	w := watchOf(t, Request{}, mnistEnds(), tfPod("worker", 0, corev1.PodRunning))
 	w.takeIn(listed(t, w.kube))
 	s := w.streamOf("mnist-worker-0")
 	// The stream ended; its retry waits on the test's clock.
@@ -214,7 +214,7 @@ func TestAStreamThatEndedIsRetriedOnlyWhileItsPodRuns(t *testing.T) {
 		{what: "a pod that ended's", pod: tfPod("worker", 0, corev1.PodSucceeded)},
 		{what: "a deleted pod's", pod: tfPod("worker", 0, corev1.PodRunning), deleted: true},
 	} {
-		w := watchOf(t, Config{}, mnistEnds(), tfPod("worker", 0, corev1.PodRunning))
+		w := watchOf(t, Request{}, mnistEnds(), tfPod("worker", 0, corev1.PodRunning))
 		w.takeIn(listed(t, w.kube))
 		clock := w.c.clock.(*clocktesting.FakeClock)
 		s := w.streamOf("mnist-worker-0")
@@ -249,7 +249,7 @@ func stopped(wi watch.Interface) bool {
 }
 
 func TestWhenThePodWatchEndsThePodsAreListedAgain(t *testing.T) {
-	w := watchOf(t, Config{}, mnistLogs(), tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
+	w := watchOf(t, Request{}, mnistLogs(), tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
 	ctx := context.Background()
 	if err := w.open(ctx, "", false); err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestWhenThePodWatchEndsThePodsAreListedAgain(t *testing.T) {
 }
 
 func TestAFailedListOfThePodsEndsFollowing(t *testing.T) {
-	w := watchOf(t, Config{}, mnistLogs())
+	w := watchOf(t, Request{}, mnistLogs())
 	if err := w.open(context.Background(), "", false); err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestAFailedListOfThePodsEndsFollowing(t *testing.T) {
 }
 
 func TestWhenTheJobWatchEndsTheJobIsReadAgain(t *testing.T) {
-	w := watchOf(t, Config{}, mnistLogs())
+	w := watchOf(t, Request{}, mnistLogs())
 	ctx := context.Background()
 	if err := w.open(ctx, "", false); err != nil {
 		t.Fatal(err)
@@ -359,7 +359,7 @@ func TestWhatTheJobWatchSendsEndsFollowingOrNot(t *testing.T) {
 		{what: "succeeded", ev: watch.Event{Type: watch.Modified, Object: succeeded}, done: true, state: jobmodel.Succeeded},
 		{what: "deleted", ev: watch.Event{Type: watch.Deleted, Object: running}, code: exit.NotFound},
 	} {
-		w := watchOf(t, Config{}, mnistLogs())
+		w := watchOf(t, Request{}, mnistLogs())
 		final, done, err := w.onJobEvent(context.Background(), tt.ev, true)
 		if done != tt.done || exit.Code(err) != tt.code || (done && final.State != tt.state) {
 			t.Errorf("%s: final %+v, done %v, %v (exit %d)", tt.what, final, done, err, exit.Code(err))
@@ -368,7 +368,7 @@ func TestWhatTheJobWatchSendsEndsFollowingOrNot(t *testing.T) {
 }
 
 func TestTheWatchLoopEndsWithItsContext(t *testing.T) {
-	w := watchOf(t, Config{}, mnistLogs())
+	w := watchOf(t, Request{}, mnistLogs())
 	if err := w.open(context.Background(), "", false); err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestTheDrainReadsWhatEachStreamHasNotShown(t *testing.T) {
 		"mnist-worker-0": {stamp(2, 0, "w0 step 1"), stamp(3, 0, "w0 step 2")},
 		"mnist-worker-1": {stamp(4, 0, "w1 done")},
 	}}}
-	w := watchOf(t, Config{}, src, tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
+	w := watchOf(t, Request{}, src, tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodRunning))
 	// ps-0's stream is gone; worker-0's showed its first line; worker-1
 	// ran while no watch saw it.
 	ps := newStream(w.c, tfPod("ps", 0, corev1.PodRunning), jobmodel.Replica{Task: "ps-0"}, "train", wait.Backoff{})
@@ -416,13 +416,13 @@ func TestTheDrainReadsWhatEachStreamHasNotShown(t *testing.T) {
 func TestTheSelectionFollowsReplicasThatAppearLaterByRoleNotByTask(t *testing.T) {
 	// The job had ps-0 and worker-0 at the start; worker-1 appears later.
 	for _, tt := range []struct {
-		c    Config
+		c    Request
 		want string
 	}{
-		{Config{}, "ps-0 worker-0 worker-1"},
-		{Config{Role: "worker"}, "worker-0 worker-1"},
-		{Config{Tasks: []string{"worker-0"}}, "worker-0"},
-		{Config{Tasks: []string{"worker-0"}, Role: "ps"}, ""},
+		{Request{}, "ps-0 worker-0 worker-1"},
+		{Request{Role: "worker"}, "worker-0 worker-1"},
+		{Request{Tasks: []string{"worker-0"}}, "worker-0"},
+		{Request{Tasks: []string{"worker-0"}, Role: "ps"}, ""},
 	} {
 		selected, err := Select(replicasOf("ps-0", "worker-0"), tt.c.Tasks, tt.c.Role)
 		if err != nil {

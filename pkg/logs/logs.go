@@ -42,8 +42,8 @@ func (s KubeSource) Stream(ctx context.Context, namespace, pod string, opts *cor
 // the user says otherwise (logs --max-log-requests).
 const DefaultMaxLogRequests = 64
 
-// Config is one run of logs.
-type Config struct {
+// Request is one run of logs.
+type Request struct {
 	Kind kinds.Kind
 	// Job is the job as found; its namespace is the pods'.
 	Job     *unstructured.Unstructured
@@ -89,7 +89,7 @@ type Config struct {
 
 // Run prints the logs; with Follow it returns when the job has ended: nil
 // when it succeeded, a job-failed error (exit 4) when it failed.
-func Run(ctx context.Context, c Config) error {
+func Run(ctx context.Context, c Request) error {
 	if c.Source == nil {
 		c.Source = KubeSource{Kube: c.Kube}
 	}
@@ -217,7 +217,7 @@ func streamName(task string, p *corev1.Pod, container string, asked string) stri
 
 // printAll prints each replica's log in full, one after another in
 // ROLE-INDEX order; a replica without a pod from pl, when given.
-func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods []corev1.Pod, pl *persistedLogs) error {
+func (c *Request) printAll(ctx context.Context, replicas []jobmodel.Replica, pods []corev1.Pod, pl *persistedLogs) error {
 	out := &lineWriter{w: c.Out, terminal: c.Terminal}
 	defer func() { _ = out.flush() }()
 	byName := podsByName(pods)
@@ -278,7 +278,7 @@ func (c *Config) printAll(ctx context.Context, replicas []jobmodel.Replica, pods
 // printContainer prints in full the log of one container of the pod of
 // task, then, when the container failed, why. ok: its log could be read
 // (else it says why not); err: ctx ended.
-func (c *Config) printContainer(ctx context.Context, task string, p *corev1.Pod, container string, out *lineWriter) (ok bool, err error) {
+func (c *Request) printContainer(ctx context.Context, task string, p *corev1.Pod, container string, out *lineWriter) (ok bool, err error) {
 	readErr := c.copyOnce(ctx, p, container, c.printOptions(container), out, nil)
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -301,7 +301,7 @@ func (c *Config) printContainer(ctx context.Context, task string, p *corev1.Pod,
 
 // printOptions asks for a container's log as --previous, --timestamps,
 // --tail and --since say, without following it.
-func (c *Config) printOptions(container string) *corev1.PodLogOptions {
+func (c *Request) printOptions(container string) *corev1.PodLogOptions {
 	opts := &corev1.PodLogOptions{Container: container, Previous: c.Previous, Timestamps: c.Timestamps}
 	if c.Tail >= 0 {
 		opts.TailLines = &c.Tail
@@ -316,7 +316,7 @@ func (c *Config) printOptions(container string) *corev1.PodLogOptions {
 // pendingReason says in one line why a pod on a node is still Pending: its
 // containers' state, or, while they are only being made, the latest Warning
 // event about it (a volume that cannot be mounted).
-func (c *Config) pendingReason(ctx context.Context, p *corev1.Pod) string {
+func (c *Request) pendingReason(ctx context.Context, p *corev1.Pod) string {
 	why := kube.PendingReason(p)
 	if kube.Starting(p) {
 		if ev, err := kube.LatestWarning(ctx, c.Kube, p.Namespace, p.Name); err == nil && ev != "" {
@@ -359,7 +359,7 @@ func containerFailure(p *corev1.Pod, container string, previous bool) string {
 }
 
 // copyOnce reads one stream to its end.
-func (c *Config) copyOnce(ctx context.Context, p *corev1.Pod, container string, opts *corev1.PodLogOptions, out *lineWriter, resume *resumePoint) error {
+func (c *Request) copyOnce(ctx context.Context, p *corev1.Pod, container string, opts *corev1.PodLogOptions, out *lineWriter, resume *resumePoint) error {
 	stream, err := c.Source.Stream(ctx, p.Namespace, p.Name, opts)
 	if err != nil {
 		return err

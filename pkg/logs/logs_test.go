@@ -159,7 +159,7 @@ func TestABrokenStreamResumesWithoutRepeatingLines(t *testing.T) {
 		}},
 		breakAfter: map[string]int{"mnist-worker-0": 4},
 	}
-	c := &Config{Source: src, Tail: -1}
+	c := &Request{Source: src, Tail: -1}
 	var b bytes.Buffer
 	out := &lineWriter{w: &b}
 	s := &stream{pod: stateOf(tfPod("worker", 0, corev1.PodRunning)), task: "worker-0", container: "train"}
@@ -252,7 +252,7 @@ func TestSelect(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, c Config, pods ...runtime.Object) (stdout, stderr string, err error) {
+func run(t *testing.T, c Request, pods ...runtime.Object) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	c.Kind, c.Kube, c.Out, c.ErrOut = tfjob.New(), kubefake.NewClientset(pods...), &out, &errOut
@@ -276,13 +276,13 @@ func TestLogsOfEveryReplicaInOrder(t *testing.T) {
 		"mnist-worker-0": {stamp(2, 0, "w0 step 1"), stamp(3, 0, "w0 step 2")},
 		"mnist-worker-1": {stamp(1, 5, "w1 step 1")},
 	}}
-	stdout, stderr, err := run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src}, podsOfMnist()...)
+	stdout, stderr, err := run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src}, podsOfMnist()...)
 	want := "[ps-0] ps up\n[worker-0] w0 step 1\n[worker-0] w0 step 2\n[worker-1] w1 step 1\n"
 	if err != nil || stdout != want || stderr != "" {
 		t.Errorf("logs = %q, stderr %q, %v; want %q", stdout, stderr, err, want)
 	}
 
-	stdout, _, err = run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src, Role: "worker", Tail: 1, Previous: true}, podsOfMnist()...)
+	stdout, _, err = run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src, Role: "worker", Tail: 1, Previous: true}, podsOfMnist()...)
 	if err != nil || stdout != "[worker-0] w0 step 1\n[worker-0] w0 step 2\n[worker-1] w1 step 1\n" {
 		t.Errorf("--role worker: %q, %v", stdout, err)
 	}
@@ -291,7 +291,7 @@ func TestLogsOfEveryReplicaInOrder(t *testing.T) {
 		t.Errorf("request %+v: want previous, tail 1, no follow", last)
 	}
 
-	if _, _, err = run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src, Tasks: []string{"ps-0"}, Since: 10 * time.Minute, Timestamps: true}, podsOfMnist()...); err != nil {
+	if _, _, err = run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src, Tasks: []string{"ps-0"}, Since: 10 * time.Minute, Timestamps: true}, podsOfMnist()...); err != nil {
 		t.Fatal(err)
 	}
 	last = src.requests[len(src.requests)-1]
@@ -302,7 +302,7 @@ func TestLogsOfEveryReplicaInOrder(t *testing.T) {
 
 func TestAReplicaWithoutLogIsReportedOnStderr(t *testing.T) {
 	src := &fakeSource{logs: map[string][]string{"mnist-ps-0": {stamp(1, 0, "ps up")}}}
-	stdout, stderr, err := run(t, Config{Job: mnist(kubeflowv1.JobCreated), Source: src}, tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodPending))
+	stdout, stderr, err := run(t, Request{Job: mnist(kubeflowv1.JobCreated), Source: src}, tfPod("ps", 0, corev1.PodRunning), tfPod("worker", 0, corev1.PodPending))
 	if err != nil || stdout != "[ps-0] ps up\n" || stderr != "worker-0 is Pending: starting on node-0\nworker-1: no pod yet\n" {
 		t.Errorf("stdout %q stderr %q err %v", stdout, stderr, err)
 	}
@@ -325,7 +325,7 @@ func TestWhyAReplicaFailsIsOneLine(t *testing.T) {
 	older := jobclienttest.Warning("team-a", "e0", "Pod", "mnist-worker-0", "FailedScheduling", "before", 1, jobclienttest.T0.Add(-time.Hour))
 	other := jobclienttest.Warning("team-a", "e2", "Pod", "mnist-worker-1", "BackOff", "not worker-0's", 1, jobclienttest.T0.Add(time.Hour))
 	src := &fakeSource{logs: map[string][]string{"mnist-worker-1": {stamp(1, 0, "Traceback"), stamp(1, 1, "ValueError")}}}
-	stdout, stderr, err := run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src}, unscheduled, mounting, crashing, mountFailed, older, other)
+	stdout, stderr, err := run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src}, unscheduled, mounting, crashing, mountFailed, older, other)
 	wantErr := "ps-0 is Pending: Unschedulable: 0/5 nodes are available:  1 Insufficient cpu.\n" +
 		`worker-0 is Pending: FailedMount: MountVolume.SetUp failed for volume "code" : secret "git" not found` + "\n" +
 		"worker-1: CrashLoopBackOff, 4 restarts, the last run ended with exit code 3; --previous shows that run's log\n"
@@ -336,14 +336,14 @@ func TestWhyAReplicaFailsIsOneLine(t *testing.T) {
 	ended := tfPod("worker", 1, corev1.PodFailed)
 	ended.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "train",
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}
-	_, stderr, err = run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobFailed), Source: src, Tasks: []string{"worker-1"}}, ended)
+	_, stderr, err = run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobFailed), Source: src, Tasks: []string{"worker-1"}}, ended)
 	if err != nil || stderr != "worker-1: ended with exit code 137 (OOMKilled)\n" {
 		t.Errorf("an ended replica: stderr %q, %v", stderr, err)
 	}
 }
 
 func TestFollowingMoreStreamsThanAllowedIsAUsageError(t *testing.T) {
-	_, _, err := run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Follow: true, MaxLogRequests: 2, Source: &fakeSource{}}, podsOfMnist()...)
+	_, _, err := run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Follow: true, MaxLogRequests: 2, Source: &fakeSource{}}, podsOfMnist()...)
 	want := "following 3 log streams is more than --max-log-requests 2: raise --max-log-requests, or select replicas with --task or --role"
 	if exit.Code(err) != exit.Usage || err.Error() != want {
 		t.Errorf("err = %v (exit %d), want %q (exit 2)", err, exit.Code(err), want)
@@ -352,14 +352,14 @@ func TestFollowingMoreStreamsThanAllowedIsAUsageError(t *testing.T) {
 
 func TestFollowingAnEndedJobExitsAsTheJobDid(t *testing.T) {
 	src := &fakeSource{logs: map[string][]string{"mnist-ps-0": {stamp(1, 0, "ps up")}, "mnist-worker-0": {}, "mnist-worker-1": {stamp(2, 0, "boom")}}}
-	stdout, _, err := run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobFailed), Follow: true, Source: src}, podsOfMnist()...)
+	stdout, _, err := run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobFailed), Follow: true, Source: src}, podsOfMnist()...)
 	if exit.Code(err) != exit.JobFailed || err.Error() != "tf/mnist failed: TFJobFailed: worker-1 exited with code 1" {
 		t.Errorf("failed job: %v (exit %d)", err, exit.Code(err))
 	}
 	if stdout != "[ps-0] ps up\n[worker-1] boom\n" {
 		t.Errorf("stdout %q", stdout)
 	}
-	_, _, err = run(t, Config{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded), Follow: true, Source: src}, podsOfMnist()...)
+	_, _, err = run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded), Follow: true, Source: src}, podsOfMnist()...)
 	if err != nil {
 		t.Errorf("succeeded job: %v", err)
 	}

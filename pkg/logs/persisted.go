@@ -63,7 +63,7 @@ func canPersist(obj *unstructured.Unstructured) *storage.Values {
 // replica has no pod and the job has run (not Queued or Pending: its logs
 // are not there yet); nil when they are not needed, or cannot be read
 // (said on stderr).
-func (c *Config) persisted(ctx context.Context, all, selected []jobmodel.Replica, pods []corev1.Pod, state jobmodel.State) *persistedLogs {
+func (c *Request) persisted(ctx context.Context, all, selected []jobmodel.Replica, pods []corev1.Pod, state jobmodel.State) *persistedLogs {
 	if c.Persisted == nil || c.Previous || state == jobmodel.Queued || state == jobmodel.Pending {
 		return nil
 	}
@@ -104,7 +104,7 @@ func (c *Config) persisted(ctx context.Context, all, selected []jobmodel.Replica
 
 // openPersisted starts a fetcher on the job's storage and lists its
 // log_dir. The caller deletes the fetcher (close).
-func (c *Config) openPersisted(ctx context.Context, v storage.Values, tasks []string, what string) (*persistedLogs, error) {
+func (c *Request) openPersisted(ctx context.Context, v storage.Values, tasks []string, what string) (*persistedLogs, error) {
 	p := c.Persisted
 	placement, err := transfer.PlacementOf(c.Job)
 	if err != nil {

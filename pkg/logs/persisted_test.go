@@ -88,7 +88,7 @@ func keptLogs(t *testing.T, root string) {
 	}
 }
 
-func runPersisted(t *testing.T, c Config, shell *volumeShell, pods ...runtime.Object) (stdout, stderr string, kube *kubefake.Clientset, err error) {
+func runPersisted(t *testing.T, c Request, shell *volumeShell, pods ...runtime.Object) (stdout, stderr string, kube *kubefake.Clientset, err error) {
 	t.Helper()
 	kube = kubefake.NewClientset(pods...)
 	kube.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -114,7 +114,7 @@ func TestTheLogsKeptOnTheStorageOnceThePodsAreGone(t *testing.T) {
 	shell := &volumeShell{root: t.TempDir()}
 	keptLogs(t, shell.root)
 	job := storedMnist(true, kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded)
-	stdout, stderr, kube, err := runPersisted(t, Config{Job: job}, shell)
+	stdout, stderr, kube, err := runPersisted(t, Request{Job: job}, shell)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,14 +143,14 @@ func TestTheLogsKeptOnTheStorageOnceThePodsAreGone(t *testing.T) {
 	}
 
 	// --task and --tail.
-	stdout, stderr, _, err = runPersisted(t, Config{Job: job, Tasks: []string{"worker-0"}, Tail: 2, Timestamps: true}, shell)
+	stdout, stderr, _, err = runPersisted(t, Request{Job: job, Tasks: []string{"worker-0"}, Tail: 2, Timestamps: true}, shell)
 	if err != nil || stdout != "[worker-0] w0 step 2\n[worker-0] w0 step 3\n" ||
 		!strings.HasSuffix(stderr, "Note: a kept log is the whole output of a replica's command, without times: --since, --timestamps and -c do not apply to it\n") {
 		t.Errorf("--task worker-0 --tail 2: %q, %q, %v", stdout, stderr, err)
 	}
 	// -f of a job that ended prints them and exits as the job did.
 	failed := storedMnist(true, kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobFailed)
-	stdout, _, _, err = runPersisted(t, Config{Job: failed, Tasks: []string{"ps-0"}, Follow: true}, shell)
+	stdout, _, _, err = runPersisted(t, Request{Job: failed, Tasks: []string{"ps-0"}, Follow: true}, shell)
 	if stdout != "[ps-0] ps up\n" || err == nil || !strings.Contains(err.Error(), "tf/mnist failed") {
 		t.Errorf("-f: %q, %v", stdout, err)
 	}
@@ -163,7 +163,7 @@ func TestOnlyTheReplicasWithoutAPodAreReadFromTheStorage(t *testing.T) {
 	keptLogs(t, shell.root)
 	src := &fakeSource{logs: map[string][]string{"mnist-worker-1": {stamp(1, 0, "w1 live")}}}
 	job := storedMnist(true, kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobSucceeded)
-	stdout, stderr, _, err := runPersisted(t, Config{Job: job, Source: src, Role: "worker"}, shell, tfPod("worker", 1, corev1.PodSucceeded))
+	stdout, stderr, _, err := runPersisted(t, Request{Job: job, Source: src, Role: "worker"}, shell, tfPod("worker", 1, corev1.PodSucceeded))
 	if err != nil || stdout != "[worker-0] w0 step 1\n[worker-0] w0 step 2\n[worker-0] w0 step 3\n[worker-1] w1 live\n" ||
 		!strings.HasPrefix(stderr, "The pods of tf/mnist's worker-0 are gone: ") {
 		t.Errorf("stdout %q, stderr %q, %v", stdout, stderr, err)
@@ -174,7 +174,7 @@ func TestOnlyTheReplicasWithoutAPodAreReadFromTheStorage(t *testing.T) {
 // has its pod, the job has not run, it kept no logs, or --previous.
 func TestNoFetcherWhenNoLogIsKept(t *testing.T) {
 	shell := &volumeShell{root: t.TempDir()}
-	for name, c := range map[string]Config{
+	for name, c := range map[string]Request{
 		"pending":    {Job: storedMnist(true, kubeflowv1.JobCreated)},
 		"no persist": {Job: storedMnist(false, kubeflowv1.JobCreated, kubeflowv1.JobSucceeded)},
 		"no storage": {Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobSucceeded)},
@@ -200,7 +200,7 @@ func TestNoFetcherWhenNoLogIsKept(t *testing.T) {
 // A job whose replicas wrote no log yet has no log directory.
 func TestAMissingLogDirectory(t *testing.T) {
 	shell := &volumeShell{root: t.TempDir()}
-	stdout, stderr, _, err := runPersisted(t, Config{Job: storedMnist(true, kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobFailed), Tasks: []string{"ps-0"}}, shell)
+	stdout, stderr, _, err := runPersisted(t, Request{Job: storedMnist(true, kubeflowv1.JobCreated, kubeflowv1.JobRunning, kubeflowv1.JobFailed), Tasks: []string{"ps-0"}}, shell)
 	if err != nil || stdout != "" || !strings.HasSuffix(stderr, "ps-0: no pod, and no log kept on the storage\n") {
 		t.Errorf("stdout %q, stderr %q, %v", stdout, stderr, err)
 	}
@@ -211,7 +211,7 @@ func TestAMissingLogDirectory(t *testing.T) {
 	if err := os.Symlink("/etc", filepath.Join(shell.root, "teams/a/mnist-x7k2p/log_dir")); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, _, _ = runPersisted(t, Config{Job: storedMnist(true, kubeflowv1.JobCreated, kubeflowv1.JobSucceeded)}, shell)
+	_, stderr, _, _ = runPersisted(t, Request{Job: storedMnist(true, kubeflowv1.JobCreated, kubeflowv1.JobSucceeded)}, shell)
 	if !strings.Contains(stderr, "Warning: the logs kept on the storage cannot be read: listing pvc:team-data:/teams/a/mnist-x7k2p/log_dir: teams/a/mnist-x7k2p/log_dir is a symbolic link: not followed\n") {
 		t.Errorf("stderr %q", stderr)
 	}

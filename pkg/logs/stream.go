@@ -52,7 +52,7 @@ type stream struct {
 
 // newStream is the stream of one container of the pod of replica r, its
 // restarts as the pod counts them and its retries spaced by backoff.
-func newStream(c *Config, p *corev1.Pod, r jobmodel.Replica, container string, backoff wait.Backoff) *stream {
+func newStream(c *Request, p *corev1.Pod, r jobmodel.Replica, container string, backoff wait.Backoff) *stream {
 	return &stream{pod: stateOf(p), task: streamName(r.Task, p, container, c.Container), container: container,
 		restarts: restartsOf(p, container), backoff: backoff}
 }
@@ -140,7 +140,7 @@ func restartsOf(p *corev1.Pod, container string) int32 {
 // be opened again; the loop decides what to do with it. stop ends every
 // stream and waits for their goroutines.
 type streamRunner struct {
-	c   *Config
+	c   *Request
 	clk clock.WithDelayedExecution
 	// ctx is the streams' own: cancelled by stop, or with the caller's.
 	ctx    context.Context
@@ -153,7 +153,7 @@ type streamRunner struct {
 
 // newStreamRunner is the runner of c's streams, stopped with ctx at the
 // latest.
-func newStreamRunner(ctx context.Context, c *Config) *streamRunner {
+func newStreamRunner(ctx context.Context, c *Request) *streamRunner {
 	r := &streamRunner{c: c, clk: c.retryClock(), out: &lineWriter{w: c.Out, terminal: c.Terminal},
 		ended: make(chan *stream), retry: make(chan *stream)}
 	r.ctx, r.cancel = context.WithCancel(ctx)
@@ -201,14 +201,14 @@ func (r *streamRunner) stop() {
 	r.wg.Wait()
 }
 
-func (c *Config) retryClock() clock.WithDelayedExecution {
+func (c *Request) retryClock() clock.WithDelayedExecution {
 	if c.clock == nil {
 		return clock.RealClock{}
 	}
 	return c.clock
 }
 
-func (c *Config) streamBackoff() wait.Backoff {
+func (c *Request) streamBackoff() wait.Backoff {
 	if c.retryBackoff != nil {
 		return *c.retryBackoff
 	}
@@ -216,7 +216,7 @@ func (c *Config) streamBackoff() wait.Backoff {
 }
 
 // copyStream reads one stream until it ends.
-func (c *Config) copyStream(ctx context.Context, t streamTarget, resume *resumePoint, out *lineWriter) error {
+func (c *Request) copyStream(ctx context.Context, t streamTarget, resume *resumePoint, out *lineWriter) error {
 	body, err := c.Source.Stream(ctx, t.namespace, t.pod, t.opts)
 	if err != nil {
 		return err
@@ -227,7 +227,7 @@ func (c *Config) copyStream(ctx context.Context, t streamTarget, resume *resumeP
 
 // streamOptions asks for stamped lines: from the last one shown when the
 // stream resumes, else as --tail and --since say.
-func (c *Config) streamOptions(s *stream) *corev1.PodLogOptions {
+func (c *Request) streamOptions(s *stream) *corev1.PodLogOptions {
 	opts := &corev1.PodLogOptions{Container: s.container, Follow: true, Timestamps: true}
 	if !s.resume.last.IsZero() {
 		since := metav1.NewTime(s.resume.last)

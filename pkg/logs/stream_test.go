@@ -77,7 +77,7 @@ func TestAStreamTakesInItsPodAndSaysWhenItsContainerRestarted(t *testing.T) {
 	p := tfPod("worker", 0, corev1.PodRunning)
 	p.Spec.Containers = []corev1.Container{{Name: "train"}, {Name: "sidecar"}}
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "train", RestartCount: 2}, {Name: "sidecar", RestartCount: 5}}
-	c := &Config{}
+	c := &Request{}
 	s := newStream(c, p, jobmodel.Replica{Task: "worker-0", Role: "worker"}, "train", defaultRetryBackoff)
 	if s.task != "worker-0/train" || s.restarts != 2 || s.key() != "mnist-worker-0/train" || s.pod.Name != "mnist-worker-0" {
 		t.Fatalf("new stream %+v", s)
@@ -92,14 +92,14 @@ func TestAStreamTakesInItsPodAndSaysWhenItsContainerRestarted(t *testing.T) {
 		t.Errorf("after a restart: %+v", s)
 	}
 	// The container asked for with --container needs no name of its own.
-	if s := newStream(&Config{Container: "train"}, p, jobmodel.Replica{Task: "worker-0"}, "train", defaultRetryBackoff); s.task != "worker-0" {
+	if s := newStream(&Request{Container: "train"}, p, jobmodel.Replica{Task: "worker-0"}, "train", defaultRetryBackoff); s.task != "worker-0" {
 		t.Errorf("--container train: task %q", s.task)
 	}
 }
 
 // runnerOf is a streamRunner as follow makes it, on src; it stops with the
 // test.
-func runnerOf(t *testing.T, c *Config, src Source) (*streamRunner, *syncBuffer, *syncBuffer) {
+func runnerOf(t *testing.T, c *Request, src Source) (*streamRunner, *syncBuffer, *syncBuffer) {
 	t.Helper()
 	var stdout, stderr syncBuffer
 	c.Source, c.Out, c.ErrOut = src, &stdout, &stderr
@@ -127,7 +127,7 @@ func TestAStreamOpenedAgainResumesAfterTheLastLineShown(t *testing.T) {
 		logs:       map[string][]string{"mnist-worker-0": {stamp(1, 0, "a"), stamp(2, 0, "tick"), stamp(2, 0, "tick"), stamp(3, 0, "b")}},
 		breakAfter: map[string]int{"mnist-worker-0": 2},
 	}
-	c := &Config{Tail: 10}
+	c := &Request{Tail: 10}
 	r, stdout, stderr := runnerOf(t, c, src)
 	s := newStream(c, tfPod("worker", 0, corev1.PodRunning), jobmodel.Replica{Task: "worker-0"}, "train", defaultRetryBackoff)
 	r.start(s)
@@ -173,7 +173,7 @@ func TestWhatAStreamThatCouldNotBeOpenedSays(t *testing.T) {
 		// The container's log is not there to read (yet): nothing to say.
 		{apierrors.NewBadRequest("container \"train\" in pod \"mnist-worker-0\" is waiting to start"), ""},
 	} {
-		c := &Config{}
+		c := &Request{}
 		r, _, stderr := runnerOf(t, c, errSource{tt.err})
 		s := newStream(c, tfPod("worker", 0, corev1.PodRunning), jobmodel.Replica{Task: "worker-0"}, "train", defaultRetryBackoff)
 		r.start(s)
@@ -186,7 +186,7 @@ func TestWhatAStreamThatCouldNotBeOpenedSays(t *testing.T) {
 
 func TestStoppingTheStreamsEndsThemSilently(t *testing.T) {
 	src := &followSource{fakeSource{logs: map[string][]string{"mnist-worker-0": {stamp(1, 0, "step 1")}}}}
-	c := &Config{Tail: -1}
+	c := &Request{Tail: -1}
 	r, stdout, stderr := runnerOf(t, c, src)
 	r.start(newStream(c, tfPod("worker", 0, corev1.PodRunning), jobmodel.Replica{Task: "worker-0"}, "train", defaultRetryBackoff))
 	waitFor(t, "stdout", stdout, "[worker-0] step 1\n")
@@ -206,7 +206,7 @@ func TestStoppingTheStreamsEndsThemSilently(t *testing.T) {
 func TestAStreamIsHandedBackForARetryAfterItsBackoff(t *testing.T) {
 	clock := clocktesting.NewFakeClock(jobclienttest.T0)
 	backoff := wait.Backoff{Duration: 2 * time.Second, Factor: 2, Steps: math.MaxInt32, Cap: time.Minute}
-	c := &Config{clock: clock, retryBackoff: &backoff}
+	c := &Request{clock: clock, retryBackoff: &backoff}
 	r, _, _ := runnerOf(t, c, errSource{errors.New("unused")})
 	s := &stream{backoff: backoff, started: clock.Now()}
 	notYet := func(what string) {
@@ -235,7 +235,7 @@ func TestAStreamIsHandedBackForARetryAfterItsBackoff(t *testing.T) {
 }
 
 func TestAStreamOnlyAsksForTailAndSinceWhenItDoesNotResume(t *testing.T) {
-	c := &Config{Tail: 5, Since: 90 * time.Second}
+	c := &Request{Tail: 5, Since: 90 * time.Second}
 	s := &stream{container: "train"}
 	opts := c.streamOptions(s)
 	if opts.Container != "train" || !opts.Follow || !opts.Timestamps || opts.TailLines == nil || *opts.TailLines != 5 ||

@@ -47,9 +47,9 @@ type Platform interface {
 	// the exit code (4 failed, 5 timed out, 3 gone).
 	Wait(ctx context.Context, job *Job, req WaitRequest) (*Waited, error)
 	// Logs streams the logs of every replica of the job until it ends.
-	Logs(ctx context.Context, job *Job, opts LogOptions) error
+	Logs(ctx context.Context, job *Job, opts LogRequest) error
 	// Resources is the capacity of the platform and what is free (top node).
-	Resources(ctx context.Context, opts ResourceOptions) (*Resources, error)
+	Resources(ctx context.Context, opts ResourceRequest) (*Resources, error)
 	// Recorded is what a job Find returned was submitted with, to submit
 	// it again (rerun) or print it as a job file (get -o values).
 	Recorded(ctx context.Context, job *Job) (*Recorded, error)
@@ -182,14 +182,14 @@ type Waited struct {
 	DocumentErr error
 }
 
-// LogOptions are how Logs streams.
-type LogOptions struct {
+// LogRequest are how Logs streams.
+type LogRequest struct {
 	Out, ErrOut io.Writer
 	Colour      bool
 }
 
-// ResourceOptions select what Resources reports.
-type ResourceOptions struct {
+// ResourceRequest select what Resources reports.
+type ResourceRequest struct {
 	// Selector is a label selector of nodes (Kubernetes).
 	Selector string
 }

@@ -28,11 +28,11 @@ import (
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-// Options are one open: the job and its endpoint, where to listen and what
-// to print; Connect gives them the clients that reach the job's pods. "easyai
-// open" and "easyai notebook open" build them from their flags and the
+// Request is one open: the job and its endpoint, where to listen and what
+// to print; Connect gives it the clients that reach the job's pods. "easyai
+// open" and "easyai notebook open" build it from their flags and the
 // factory.
-type Options struct {
+type Request struct {
 	IO *iostreams.IOStreams
 	// Ref is the job; JobArg names it in messages, as the user gave it.
 	Ref    kinds.Ref
@@ -65,7 +65,7 @@ type Options struct {
 
 // Validate checks the endpoint and where to listen without reaching the
 // cluster.
-func (o *Options) Validate() error {
+func (o *Request) Validate() error {
 	if o.Name == "" {
 		return exit.UsageErrorf("name the endpoint to open: jupyter, tensorboard, a container port's name or a port number")
 	}
@@ -79,7 +79,7 @@ func (o *Options) Validate() error {
 // Connect gives open the clients that reach the job's pods, a forwarder on
 // them, and the system's browser; err, when not nil, is why there are no
 // clients (cmdutil.ReplicaClients' error), and is returned.
-func (o *Options) Connect(c *remote.Clients, err error) error {
+func (o *Request) Connect(c *remote.Clients, err error) error {
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (o *Options) Connect(c *remote.Clients, err error) error {
 }
 
 // Run finds the endpoint, forwards to it and opens it until ctx ends.
-func (o *Options) Run(ctx context.Context) error {
+func (o *Request) Run(ctx context.Context) error {
 	j, err := remote.FindJob(ctx, o.Client, o.Namespace, o.Ref)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (o *Options) Run(ctx context.Context) error {
 // said on stderr and the endpoint opened without a token; one the job does
 // not own, or a service account's token, is refused: whoever may patch the
 // job's annotation must not be able to send another Secret to a browser.
-func (o *Options) token(ctx context.Context, t remote.Target, jobName string, jobUID types.UID) (string, error) {
+func (o *Request) token(ctx context.Context, t remote.Target, jobName string, jobUID types.UID) (string, error) {
 	if t.TokenSecret == "" {
 		return "", nil
 	}
@@ -186,7 +186,7 @@ func tokenSecretAllowed(s *corev1.Secret, jobName string, jobUID types.UID) erro
 // ready prints the URL and opens the browser once the port is forwarded.
 // A URL with a token goes to the browser through a private redirect page,
 // never on its command line.
-func (o *Options) ready(r jobmodel.Replica, t remote.Target, local uint16, token string) {
+func (o *Request) ready(r jobmodel.Replica, t remote.Target, local uint16, token string) {
 	password := t.Login == jobmodel.LoginPassword
 	plain := URL(o.Address, local, t.Path, "")
 	login := Login{URL: URL(o.Address, local, t.Path, token)}
@@ -226,7 +226,7 @@ func (o *Options) ready(r jobmodel.Replica, t remote.Target, local uint16, token
 // openInBrowser opens the login's URL; one holding a secret through a
 // page that redirects or posts the login form, removed after RedirectTTL or
 // when open ends, whichever is first.
-func (o *Options) openInBrowser(login Login, secret bool) error {
+func (o *Request) openInBrowser(login Login, secret bool) error {
 	if !secret {
 		return o.Browser.Open(login.URL)
 	}
@@ -252,7 +252,7 @@ func (o *Options) openInBrowser(login Login, secret bool) error {
 }
 
 // removeRedirect deletes the redirect page, if one was written.
-func (o *Options) removeRedirect() {
+func (o *Request) removeRedirect() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.redirect.Remove()

@@ -73,7 +73,7 @@ func tokenSecret() *corev1.Secret {
 
 // readyWith runs the step after the port is forwarded, with a Jupyter whose
 // token is in a Secret.
-func readyWith(t *testing.T, o *Options, browser Browser) (stdout, stderr string) {
+func readyWith(t *testing.T, o *Request, browser Browser) (stdout, stderr string) {
 	t.Helper()
 	io, _, out, errOut := iostreams.Test()
 	o.IO, o.Browser, o.Namespace, o.JobArg, o.Address = io, browser, "team-a", "mnist", "127.0.0.1"
@@ -92,7 +92,7 @@ func readyWith(t *testing.T, o *Options, browser Browser) (stdout, stderr string
 
 func TestTheTokenGoesToTheBrowserOnlyThroughAPrivatePage(t *testing.T) {
 	b := &fakeBrowser{available: true}
-	o := &Options{}
+	o := &Request{}
 	stdout, stderr := readyWith(t, o, b)
 	if stdout != "http://127.0.0.1:43210/lab\n" {
 		t.Errorf("stdout %q", stdout)
@@ -122,7 +122,7 @@ func TestTheTokenGoesToTheBrowserOnlyThroughAPrivatePage(t *testing.T) {
 func TestAURLWithoutATokenIsOpenedAsItIs(t *testing.T) {
 	b := &fakeBrowser{available: true}
 	io, _, _, _ := iostreams.Test()
-	o := &Options{IO: io, Browser: b, Address: "127.0.0.1", RedirectDir: t.TempDir()}
+	o := &Request{IO: io, Browser: b, Address: "127.0.0.1", RedirectDir: t.TempDir()}
 	o.ready(jobmodel.Replica{Task: "worker-0"}, remote.Target{Task: "worker-0", Port: 6006, Path: "/"}, 43210, "")
 	if len(b.opened) != 1 || b.opened[0] != "http://127.0.0.1:43210/" {
 		t.Errorf("the browser opened %q", b.opened)
@@ -143,7 +143,7 @@ func TestTheBrowsersCommandLineNeverHoldsTheToken(t *testing.T) {
 	}
 	env := map[string]string{"BROWSER": script}
 	var out bytes.Buffer
-	o := &Options{}
+	o := &Request{}
 	_, stderr := readyWith(t, o, SystemBrowser{Getenv: func(k string) string { return env[k] }, Out: &out})
 	args, err := os.ReadFile(argv)
 	if err != nil {
@@ -178,7 +178,7 @@ func TestATokenSecretTheJobDoesNotOwnIsRefused(t *testing.T) {
 		{"a service account token, even owned by the job", saToken, "is a service account token"},
 	} {
 		var errOut bytes.Buffer
-		o := &Options{IO: &iostreams.IOStreams{ErrOut: &errOut}, Kube: kubefake.NewClientset(tt.secret)}
+		o := &Request{IO: &iostreams.IOStreams{ErrOut: &errOut}, Kube: kubefake.NewClientset(tt.secret)}
 		o.Namespace = "team-a"
 		token, err := o.token(context.Background(), remote.Target{TokenSecret: "mnist-jupyter"}, "mnist", jobUID)
 		if tt.want == "" {
@@ -202,12 +202,12 @@ func TestATokenSecretTheJobDoesNotOwnIsRefused(t *testing.T) {
 func TestWithoutABrowserTheUserIsToldWhereTheTokenIs(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		o       *Options
+		o       *Request
 		browser *fakeBrowser
 		why     string
 	}{
-		{"--no-browser", &Options{NoBrowser: true}, &fakeBrowser{available: true}, ""},
-		{"no display", &Options{}, &fakeBrowser{available: false}, "Not opening a browser: no display"},
+		{"--no-browser", &Request{NoBrowser: true}, &fakeBrowser{available: true}, ""},
+		{"no display", &Request{}, &fakeBrowser{available: false}, "Not opening a browser: no display"},
 	} {
 		stdout, stderr := readyWith(t, tt.o, tt.browser)
 		if len(tt.browser.opened) != 0 || strings.Contains(stdout+stderr, "s3cret") {
@@ -217,7 +217,7 @@ func TestWithoutABrowserTheUserIsToldWhereTheTokenIs(t *testing.T) {
 			t.Errorf("%s: stderr %q", tt.name, stderr)
 		}
 	}
-	stdout, _ := readyWith(t, &Options{NoBrowser: true, ShowToken: true}, &fakeBrowser{})
+	stdout, _ := readyWith(t, &Request{NoBrowser: true, ShowToken: true}, &fakeBrowser{})
 	if stdout != "http://127.0.0.1:43210/lab?token=s3cret\n" {
 		t.Errorf("--show-token: stdout %q", stdout)
 	}
@@ -225,7 +225,7 @@ func TestWithoutABrowserTheUserIsToldWhereTheTokenIs(t *testing.T) {
 
 func TestAMissingTokenSecretIsAWarning(t *testing.T) {
 	var errOut bytes.Buffer
-	o := &Options{IO: &iostreams.IOStreams{ErrOut: &errOut}, Kube: kubefake.NewClientset()}
+	o := &Request{IO: &iostreams.IOStreams{ErrOut: &errOut}, Kube: kubefake.NewClientset()}
 	o.Namespace = "team-a"
 	if tok, _ := o.token(context.Background(), remote.Target{TokenSecret: "gone"}, "mnist", "uid-1"); tok != "" || !strings.Contains(errOut.String(), "cannot read the login token from Secret gone") {
 		t.Errorf("token %q, stderr %q", tok, errOut.String())
@@ -249,7 +249,7 @@ func TestSystemBrowserNeedsADisplayOrBROWSER(t *testing.T) {
 func TestAPasswordIsPostedToTheLoginForm(t *testing.T) {
 	b := &fakeBrowser{available: true}
 	io, _, out, errOut := iostreams.Test()
-	o := &Options{IO: io, Browser: b, Address: "127.0.0.1", RedirectDir: t.TempDir()}
+	o := &Request{IO: io, Browser: b, Address: "127.0.0.1", RedirectDir: t.TempDir()}
 	target := remote.Target{Task: "master-0", Port: 13337, Path: "/", TokenSecret: "mnist-code-server", Login: jobmodel.LoginPassword}
 	o.ready(jobmodel.Replica{Task: "master-0"}, target, 43210, `pa"ss<w>`)
 	defer o.removeRedirect()
@@ -267,13 +267,13 @@ func TestAPasswordIsPostedToTheLoginForm(t *testing.T) {
 	}
 
 	io, _, out, errOut = iostreams.Test()
-	o = &Options{IO: io, Browser: &fakeBrowser{}, Address: "127.0.0.1", NoBrowser: true}
+	o = &Request{IO: io, Browser: &fakeBrowser{}, Address: "127.0.0.1", NoBrowser: true}
 	o.ready(jobmodel.Replica{Task: "master-0"}, target, 43210, "pw")
 	if out.String() != "http://127.0.0.1:43210/\n" || !strings.Contains(errOut.String(), "The password is in Secret mnist-code-server") {
 		t.Errorf("without a browser: stdout %q, stderr %q", out.String(), errOut.String())
 	}
 	io, _, out, _ = iostreams.Test()
-	o = &Options{IO: io, Browser: &fakeBrowser{}, Address: "127.0.0.1", NoBrowser: true, ShowToken: true}
+	o = &Request{IO: io, Browser: &fakeBrowser{}, Address: "127.0.0.1", NoBrowser: true, ShowToken: true}
 	o.ready(jobmodel.Replica{Task: "master-0"}, target, 43210, "pw")
 	if out.String() != "http://127.0.0.1:43210/\npassword: pw\n" {
 		t.Errorf("--show-token: stdout %q", out.String())

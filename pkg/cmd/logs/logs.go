@@ -178,7 +178,7 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		source = logsengine.KubeSource{Kube: streams}
 	}
-	return logsengine.Run(ctx, logsengine.Config{
+	return logsengine.Run(ctx, logsengine.Request{
 		Kind: k, Job: obj, Kube: o.Client.Kube, Dynamic: o.Client.Dynamic, Source: source,
 		Tasks: o.Tasks, Role: o.Role, Container: o.Container,
 		Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps,

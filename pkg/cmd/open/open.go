@@ -15,7 +15,7 @@ import (
 // the job argument and the clients.
 type Options struct {
 	Factory *cmdutil.Factory
-	webopen.Options
+	webopen.Request
 	// KindName is --kind.
 	KindName string
 }
@@ -63,7 +63,7 @@ const examples = `  easyai open mnist tensorboard
 
 // NewCmdOpen returns the command; runF replaces Complete and Run in tests.
 func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, Options: webopen.Options{IO: f.IOStreams}}
+	o := &Options{Factory: f, Request: webopen.Request{IO: f.IOStreams}}
 	cmd := &cobra.Command{
 		Use:     "open JOB jupyter|tensorboard|PORTNAME|PORT",
 		Short:   "Open a web tool of a training job in the browser",
@@ -101,7 +101,7 @@ func addFlags(cmd *cobra.Command, f *cmdutil.Factory, o *Options) {
 
 // Validate checks the flags and the job argument without reaching the cluster.
 func (o *Options) Validate() error {
-	if err := o.Options.Validate(); err != nil {
+	if err := o.Request.Validate(); err != nil {
 		return err
 	}
 	ref, err := kinds.ParseRef(o.Factory.Kinds, o.JobArg, o.KindName)

@@ -389,12 +389,12 @@ func (p *Platform) documentOf(ctx context.Context, k kinds.Kind, obj *unstructur
 }
 
 // Logs follows the logs of every replica of the job until it ends.
-func (p *Platform) Logs(ctx context.Context, job *platform.Job, opts platform.LogOptions) error {
+func (p *Platform) Logs(ctx context.Context, job *platform.Job, opts platform.LogRequest) error {
 	h, client, err := p.readJob(ctx, job)
 	if err != nil {
 		return err
 	}
-	return logs.Run(ctx, logs.Config{
+	return logs.Run(ctx, logs.Request{
 		Kind: h.kind, Job: h.obj, Kube: client.Kube, Dynamic: client.Dynamic,
 		Follow: true, Tail: -1, MaxLogRequests: logs.DefaultMaxLogRequests,
 		Colour: opts.Colour, Out: opts.Out, ErrOut: opts.ErrOut,

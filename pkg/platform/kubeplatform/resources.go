@@ -29,7 +29,7 @@ const activePods = "status.phase!=Succeeded,status.phase!=Failed"
 // make the waiting jobs. When the cluster serves the metrics API, one more
 // LIST reads each node's usage; without it (or without the right to read
 // it) the usage is left out.
-func (p *Platform) Resources(ctx context.Context, opts platform.ResourceOptions) (*platform.Resources, error) {
+func (p *Platform) Resources(ctx context.Context, opts platform.ResourceRequest) (*platform.Resources, error) {
 	kc, err := p.Kube()
 	if err != nil {
 		return nil, err

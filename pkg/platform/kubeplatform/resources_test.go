@@ -113,7 +113,7 @@ func TestResources(t *testing.T) {
 		labelled(pod("team-c", "small-0", "", container(resources("nvidia.com/gpu", "1"), nil)), "easyai.io/job-name", "small"),
 		pod("team-c", "elsewhere", "gone", container(resources("cpu", "1"), nil)),
 	)
-	res, err := platformOn(kc).Resources(context.Background(), platform.ResourceOptions{})
+	res, err := platformOn(kc).Resources(context.Background(), platform.ResourceRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestResourcesOfSelectedNodes(t *testing.T) {
 		// On a node the selector leaves out: ignored.
 		pod("team-a", "prep-0", "cpu-a", container(resources("cpu", "30"), nil)),
 	)
-	res, err := platformOn(kc).Resources(context.Background(), platform.ResourceOptions{Selector: "pool=gpu"})
+	res, err := platformOn(kc).Resources(context.Background(), platform.ResourceRequest{Selector: "pool=gpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestResourcesOfSelectedNodes(t *testing.T) {
 }
 
 func TestResourcesOfNoNodes(t *testing.T) {
-	res, err := platformOn(kubefake.NewClientset()).Resources(context.Background(), platform.ResourceOptions{})
+	res, err := platformOn(kubefake.NewClientset()).Resources(context.Background(), platform.ResourceRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestResourcesRefused(t *testing.T) {
 			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: tt.resource}, "",
 				errors.New(`User "carol" cannot list resource "`+tt.resource+`" in API group "" at the cluster scope`))
 		})
-		_, err := platformOn(kc).Resources(context.Background(), platform.ResourceOptions{})
+		_, err := platformOn(kc).Resources(context.Background(), platform.ResourceRequest{})
 		if err == nil || err.Error() != tt.err || exit.Code(err) != exit.Error || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s refused: %v (exit %d), want exit 1 and %q", tt.resource, err, exit.Code(err), tt.err)
 		}
@@ -231,7 +231,7 @@ func TestResourcesRefused(t *testing.T) {
 	kc.PrependReactor("list", "nodes", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewServiceUnavailable("the API server is restarting")
 	})
-	_, err := platformOn(kc).Resources(context.Background(), platform.ResourceOptions{})
+	_, err := platformOn(kc).Resources(context.Background(), platform.ResourceRequest{})
 	if err == nil || !strings.HasPrefix(err.Error(), "listing nodes: ") || !strings.Contains(err.Error(), "restarting") {
 		t.Errorf("an unavailable API server: %v", err)
 	}
@@ -265,7 +265,7 @@ func TestResourcesUsageAndGPUResources(t *testing.T) {
 	p := platformOn(kc)
 	p.GPUResources = []string{"nvidia.com/gpu", "nvidia.com/mig-1g.10gb"}
 	p.Dynamic = func() (dynamic.Interface, error) { return dyn, nil }
-	res, err := p.Resources(context.Background(), platform.ResourceOptions{})
+	res, err := p.Resources(context.Background(), platform.ResourceRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestResourcesUsageAndGPUResources(t *testing.T) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "metrics.k8s.io", Resource: "nodes"}, "")
 	})
 	p.Dynamic = func() (dynamic.Interface, error) { return broken, nil }
-	res, err = p.Resources(context.Background(), platform.ResourceOptions{})
+	res, err = p.Resources(context.Background(), platform.ResourceRequest{})
 	if err != nil || res.Rows[0].Usage != nil || res.Total.Usage != nil {
 		t.Errorf("without metrics: %v, usage %+v", err, res)
 	}

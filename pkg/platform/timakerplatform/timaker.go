@@ -467,14 +467,14 @@ func reached(job *platform.Job, c waiter.Condition) (bool, error) {
 }
 
 // Logs: timaker has no logs API.
-func (p *Platform) Logs(context.Context, *platform.Job, platform.LogOptions) error {
+func (p *Platform) Logs(context.Context, *platform.Job, platform.LogRequest) error {
 	return exit.WithHint(fmt.Errorf("%s has no logs API: %w", p.Where(), platform.ErrUnsupported),
 		"a job submitted with --fs can write its log to that file system (docs/timaker.md)")
 }
 
 // Resources is the app group's two pools (train and elastic): total,
 // and what is not available counted as allocated.
-func (p *Platform) Resources(ctx context.Context, _ platform.ResourceOptions) (*platform.Resources, error) {
+func (p *Platform) Resources(ctx context.Context, _ platform.ResourceRequest) (*platform.Resources, error) {
 	group := p.Cluster.AppGroupID
 	if group == 0 {
 		group = p.Cluster.ProjectID

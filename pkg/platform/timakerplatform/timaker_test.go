@@ -624,7 +624,7 @@ func TestResources(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	const mib = 1 << 20
-	res, err := f.p.Resources(ctx, platform.ResourceOptions{})
+	res, err := f.p.Resources(ctx, platform.ResourceRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -655,7 +655,7 @@ func TestResources(t *testing.T) {
 
 	// A job of 2 instances of 4 cores, 1024 MB and a V100 each.
 	f.create(t, "mnist", "python train.py")
-	res, err = f.p.Resources(ctx, platform.ResourceOptions{})
+	res, err = f.p.Resources(ctx, platform.ResourceRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -671,7 +671,7 @@ func TestResources(t *testing.T) {
 	// An app group of its own.
 	f.p.Cluster.AppGroupID = 7
 	before := len(f.srv.Requests())
-	if _, err := f.p.Resources(ctx, platform.ResourceOptions{}); err != nil {
+	if _, err := f.p.Resources(ctx, platform.ResourceRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, req := range f.srv.Requests()[before:] {
@@ -687,7 +687,7 @@ func TestResourcesOfSeveralGPUTypes(t *testing.T) {
 		Total:        server.Amounts{Cpu: 8000, Memory: 1024, T4: 400, A100: 150},
 		ElasticTotal: server.Amounts{Cpu: 2500, Memory: 512, VGpu: 50},
 	})
-	res, err := f.p.Resources(context.Background(), platform.ResourceOptions{})
+	res, err := f.p.Resources(context.Background(), platform.ResourceRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -705,7 +705,7 @@ func TestResourcesOfSeveralGPUTypes(t *testing.T) {
 
 func TestLogsIsUnsupported(t *testing.T) {
 	f := newFixture(t)
-	err := f.p.Logs(context.Background(), &platform.Job{}, platform.LogOptions{})
+	err := f.p.Logs(context.Background(), &platform.Job{}, platform.LogRequest{})
 	if err == nil || !strings.Contains(err.Error(), "timaker cluster prod has no logs API") || !strings.Contains(exit.Hint(err), "--fs") {
 		t.Errorf("logs: %v (hint %q)", err, exit.Hint(err))
 	}

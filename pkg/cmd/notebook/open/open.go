@@ -15,7 +15,7 @@ import (
 // factory that resolves the clients.
 type Options struct {
 	Factory *cmdutil.Factory
-	webopen.Options
+	webopen.Request
 }
 
 // Complete resolves the namespace, the clients and the browser.
@@ -25,7 +25,7 @@ func (o *Options) Complete() error {
 
 // NewCmdOpen returns "notebook open"; runF replaces Complete and Run in tests.
 func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, Options: webopen.Options{IO: f.IOStreams, Name: notebook.Endpoint}}
+	o := &Options{Factory: f, Request: webopen.Request{IO: f.IOStreams, Name: notebook.Endpoint}}
 	cmd := &cobra.Command{
 		Use:   "open NAME",
 		Short: "Open a notebook in the browser, logged in",

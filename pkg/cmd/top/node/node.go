@@ -93,7 +93,7 @@ func (o *Options) Complete() error {
 
 // Run reads the resources and prints them.
 func (o *Options) Run(ctx context.Context) error {
-	res, err := o.platform.Resources(ctx, platform.ResourceOptions{Selector: o.Selector})
+	res, err := o.platform.Resources(ctx, platform.ResourceRequest{Selector: o.Selector})
 	if err != nil {
 		return err
 	}

@@ -25,10 +25,10 @@ type fakePlatform struct {
 	platform.Platform
 	res   *platform.Resources
 	err   error
-	asked []platform.ResourceOptions
+	asked []platform.ResourceRequest
 }
 
-func (p *fakePlatform) Resources(_ context.Context, opts platform.ResourceOptions) (*platform.Resources, error) {
+func (p *fakePlatform) Resources(_ context.Context, opts platform.ResourceRequest) (*platform.Resources, error) {
 	p.asked = append(p.asked, opts)
 	return p.res, p.err
 }
@@ -185,7 +185,7 @@ func TestTopNodeAsksForTheSelectedNodes(t *testing.T) {
 	if err := execute(f, nil, "node", "-l", "pool=gpu"); err != nil {
 		t.Fatal(err)
 	}
-	if want := []platform.ResourceOptions{{Selector: "pool=gpu"}}; !reflect.DeepEqual(p.asked, want) {
+	if want := []platform.ResourceRequest{{Selector: "pool=gpu"}}; !reflect.DeepEqual(p.asked, want) {
 		t.Errorf("asked %+v, want %+v", p.asked, want)
 	}
 }
