@@ -182,13 +182,13 @@ type Waited struct {
 	DocumentErr error
 }
 
-// LogRequest are how Logs streams.
+// LogRequest is how Logs streams.
 type LogRequest struct {
 	Out, ErrOut io.Writer
 	Colour      bool
 }
 
-// ResourceRequest select what Resources reports.
+// ResourceRequest selects what Resources reports.
 type ResourceRequest struct {
 	// Selector is a label selector of nodes (Kubernetes).
 	Selector string
