@@ -155,7 +155,11 @@ func platformOnce(f *cmdutil.Factory, timakerCluster func() (*config.Cluster, er
 			return nil, err
 		}
 		if cl != nil {
-			return newTimaker(f, *cl)
+			newPlatform, ok := platformOfType[cl.Type]
+			if !ok {
+				return nil, fmt.Errorf("cluster %s: easyai has no platform of type %q", cl.Name, cl.Type)
+			}
+			return newPlatform(f, *cl)
 		}
 		cfg, err := f.Config()
 		if err != nil {
@@ -176,6 +180,13 @@ func contextName(f *cmdutil.Factory) string {
 		return *f.ConfigFlags.Context
 	}
 	return ""
+}
+
+// platformOfType makes the platform of a cluster of the configuration, by
+// its type (config.ClusterTypes); a kubeconfig context is the Kubernetes
+// platform and needs no entry.
+var platformOfType = map[string]func(*cmdutil.Factory, config.Cluster) (platform.Platform, error){
+	config.ClusterTypeTimaker: newTimaker,
 }
 
 // newTimaker is the platform of a timaker cluster of the configuration,
