@@ -7,7 +7,7 @@ import (
 )
 
 // ItemOf is the document of a listed job.
-func ItemOf(j Job, now time.Time) jobmodel.Item {
+func ItemOf(j Listed, now time.Time) jobmodel.Item {
 	gvk := j.Kind.GroupVersionKind()
 	return jobmodel.Item{
 		Summary:          j.Summary,
@@ -20,7 +20,7 @@ func ItemOf(j Job, now time.Time) jobmodel.Item {
 }
 
 // ListOf is the document of listed jobs.
-func ListOf(js []Job, now time.Time) jobmodel.List {
+func ListOf(js []Listed, now time.Time) jobmodel.List {
 	l := jobmodel.List{APIVersion: jobmodel.APIVersion, Kind: jobmodel.ListDocumentKind, Items: make([]jobmodel.Item, 0, len(js))}
 	for _, j := range js {
 		l.Items = append(l.Items, ItemOf(j, now))
@@ -32,7 +32,7 @@ func ListOf(js []Job, now time.Time) jobmodel.List {
 func DocumentOf(d *Details, now time.Time) jobmodel.Document {
 	doc := jobmodel.Document{
 		APIVersion: jobmodel.APIVersion,
-		Item:       ItemOf(Job{Kind: d.Kind, Summary: d.Summary}, now),
+		Item:       ItemOf(Listed{Kind: d.Kind, Summary: d.Summary}, now),
 		Image:      d.Image,
 		Command:    d.Command,
 		Replicas:   d.Replicas,

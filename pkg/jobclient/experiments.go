@@ -45,7 +45,7 @@ type ExperimentList struct {
 
 // ExperimentsOf adds up the jobs by experiment; jobs of none are left out.
 // The experiment with the newest job comes first.
-func ExperimentsOf(jobs []Job) []Experiment {
+func ExperimentsOf(jobs []Listed) []Experiment {
 	byName := map[string]*Experiment{}
 	for _, j := range jobs {
 		s := &j.Summary

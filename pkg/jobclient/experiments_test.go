@@ -14,15 +14,15 @@ import (
 // running ones, the newest job; the experiment most recently added to first.
 func TestExperimentsOf(t *testing.T) {
 	tf, pytorch := kind(t, "tf"), kind(t, "pytorch")
-	job := func(k string, name, experiment string, state jobmodel.State, gpus float64, age time.Duration) jobclient.Job {
+	job := func(k string, name, experiment string, state jobmodel.State, gpus float64, age time.Duration) jobclient.Listed {
 		kk := tf
 		if k == "pytorch" {
 			kk = pytorch
 		}
-		return jobclient.Job{Kind: kk, Summary: jobmodel.Summary{Name: name, Experiment: experiment,
+		return jobclient.Listed{Kind: kk, Summary: jobmodel.Summary{Name: name, Experiment: experiment,
 			Status: jobmodel.Status{State: state}, GPUs: gpus, Created: now.Add(-age)}}
 	}
-	jobs := []jobclient.Job{
+	jobs := []jobclient.Listed{
 		job("tf", "lr-1", "lr-sweep", jobmodel.Running, 4, 3*time.Hour),
 		job("tf", "lr-2", "lr-sweep", jobmodel.Running, 2, 2*time.Hour),
 		job("tf", "lr-3", "lr-sweep", jobmodel.Queued, 8, time.Hour),

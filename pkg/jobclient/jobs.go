@@ -42,8 +42,10 @@ type Client struct {
 	Server string
 }
 
-// Job is one job found in the cluster.
-type Job struct {
+// Listed is one job a LIST (or a Find) found in the cluster: its kind and
+// summary. platform.Job is the platform-neutral job commands see;
+// jobmodel.Item its document.
+type Listed struct {
 	Kind    kinds.Kind
 	Summary jobmodel.Summary
 }
@@ -183,7 +185,7 @@ func (c *Client) get(ctx context.Context, k kinds.Kind, namespace, name string) 
 }
 
 // sortJobs orders jobs by namespace, then newest first, then kind and name.
-func sortJobs(js []Job) {
+func sortJobs(js []Listed) {
 	sort.SliceStable(js, func(i, j int) bool {
 		a, b := js[i].Summary, js[j].Summary
 		if a.Namespace != b.Namespace {

@@ -56,7 +56,7 @@ func client(objs ...runtime.Object) *jobclient.Client {
 	return &jobclient.Client{Dynamic: jobclienttest.Dynamic(objs...), Kube: kubefake.NewClientset(), Kinds: jobclienttest.Registry(), GPUResource: "nvidia.com/gpu"}
 }
 
-func names(js []jobclient.Job) []string {
+func names(js []jobclient.Listed) []string {
 	var out []string
 	for _, j := range js {
 		out = append(out, j.Summary.Namespace+"/"+j.Kind.Name()+"/"+j.Summary.Name+":"+string(j.Summary.Status.State))
@@ -653,8 +653,8 @@ func TestDescribeReadsTheLastLinesOfAFailedContainer(t *testing.T) {
 // TestPodReasons: each job's worst pod in one cell; events read only for
 // pods whose status says no more; a succeeded job and quiet pods none.
 func TestPodReasons(t *testing.T) {
-	job := func(name string, state jobmodel.State) jobclient.Job {
-		return jobclient.Job{Kind: kind(t, "tf"), Summary: jobmodel.Summary{Name: name, Namespace: "team-a", Status: jobmodel.Status{State: state}}}
+	job := func(name string, state jobmodel.State) jobclient.Listed {
+		return jobclient.Listed{Kind: kind(t, "tf"), Summary: jobmodel.Summary{Name: name, Namespace: "team-a", Status: jobmodel.Status{State: state}}}
 	}
 	waitingPod := func(job, role string, index int, phase corev1.PodPhase, reason string) *corev1.Pod {
 		p := jobclienttest.Pod("team-a", job, role, index, phase, t0)
@@ -677,7 +677,7 @@ func TestPodReasons(t *testing.T) {
 		jobclienttest.Warning("team-a", "e2", "Pod", "queued-worker-0", "FailedScheduling", "0/4 nodes are available", 1, t0),
 	)
 	c := &jobclient.Client{Dynamic: jobclienttest.Dynamic(), Kube: kc, Kinds: jobclienttest.Registry()}
-	jobs := []jobclient.Job{job("crash", jobmodel.Running), job("mounting", jobmodel.Pending), job("queued", jobmodel.Pending),
+	jobs := []jobclient.Listed{job("crash", jobmodel.Running), job("mounting", jobmodel.Pending), job("queued", jobmodel.Pending),
 		job("done", jobmodel.Succeeded), job("quiet", jobmodel.Running), job("gone", jobmodel.Failed)}
 	got, err := c.PodReasons(ctx, "team-a", jobs)
 	want := []string{"worker-1: CrashLoopBackOff (+1 more)", "worker-0: FailedMount", "worker-0: Unschedulable", "", "", ""}

@@ -119,7 +119,7 @@ func CheckSelection(selector, experiment string) error {
 // ListResult is what List found.
 type ListResult struct {
 	// Jobs sorted by namespace, then newest first.
-	Jobs []Job
+	Jobs []Listed
 	// NotInstalled are the kinds whose API the cluster does not serve; they
 	// were skipped.
 	NotInstalled []kinds.Kind
@@ -161,7 +161,7 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*ListResult, error
 	if len(ks) == 0 {
 		ks = c.Kinds.All()
 	}
-	perKind := make([][]Job, len(ks))
+	perKind := make([][]Listed, len(ks))
 	errs := make([]error, len(ks))
 	namespaces := sync.OnceValue(func() []string { return c.namespaces(ctx) })
 	var wg sync.WaitGroup
@@ -208,7 +208,7 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*ListResult, error
 // listKind pages through one kind's jobs. Across namespaces, a kind with
 // more jobs than one page holds is read on by namespace, a few namespaces at
 // once (listByNamespace); otherwise page after page.
-func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions, namespaces func() []string) ([]Job, error) {
+func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions, namespaces func() []string) ([]Listed, error) {
 	list := metav1.ListOptions{LabelSelector: opts.selector(), Limit: PageSize}
 	// Only the jobs kept are held, page by page.
 	keep := func(s *jobmodel.Summary) bool { return opts.keeps(s, s.RecordedUser) }
@@ -234,9 +234,9 @@ func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions, 
 		}
 		summaries = append(summaries, rest...)
 	}
-	out := make([]Job, len(summaries))
+	out := make([]Listed, len(summaries))
 	for i, s := range summaries {
-		out[i] = Job{Kind: k, Summary: s}
+		out[i] = Listed{Kind: k, Summary: s}
 	}
 	return out, nil
 }

@@ -28,7 +28,7 @@ var quietStatuses = map[string]bool{
 // (Unschedulable) or FailedMount (a missing Secret or ConfigMap) events.
 // The result is indexed like jobs; "" where nothing is wrong, or the job
 // succeeded. An error means the pods could not be read.
-func (c *Client) PodReasons(ctx context.Context, namespace string, jobs []Job) ([]string, error) {
+func (c *Client) PodReasons(ctx context.Context, namespace string, jobs []Listed) ([]string, error) {
 	rows, err := kube.PodRows(ctx, c.Kube, namespace)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ type podsOfJob struct {
 
 // sortPods sorts the pods of job j among rows (its namespace's); false when
 // the job's pod selector cannot be read.
-func sortPods(j Job, rows []kube.PodRow) (podsOfJob, bool) {
+func sortPods(j Listed, rows []kube.PodRow) (podsOfJob, bool) {
 	var p podsOfJob
 	selector, err := labels.Parse(j.Kind.PodSelector(j.Summary.Name))
 	if err != nil {
@@ -111,7 +111,7 @@ func sortPods(j Job, rows []kube.PodRow) (podsOfJob, bool) {
 // reasonsFromEvents fills out, for the waiting jobs that have no reason
 // yet, with shown when a Warning event of reason (matching match) names one
 // of their pods. Events the user may not read leave out as it is.
-func (c *Client) reasonsFromEvents(ctx context.Context, namespace string, jobs []Job, out []string, waiting []waitingPods, reason, shown string, match func(string) bool) {
+func (c *Client) reasonsFromEvents(ctx context.Context, namespace string, jobs []Listed, out []string, waiting []waitingPods, reason, shown string, match func(string) bool) {
 	if len(waiting) == 0 {
 		return
 	}

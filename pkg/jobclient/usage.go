@@ -68,7 +68,7 @@ type JobUsageList struct {
 // (finished ones from their start and end times), each counted within the
 // window only. The job holding the most GPUs comes first, then the one
 // that used the most GPU-hours.
-func UsageOf(jobs []Job, now time.Time, since time.Duration) JobUsageList {
+func UsageOf(jobs []Listed, now time.Time, since time.Duration) JobUsageList {
 	out := JobUsageList{APIVersion: jobmodel.APIVersion, Kind: JobUsageListDocumentKind, Items: []JobUsage{}}
 	var from time.Time
 	if since > 0 {

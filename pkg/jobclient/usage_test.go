@@ -22,11 +22,11 @@ import (
 func TestUsageOf(t *testing.T) {
 	tf := kind(t, "tf")
 	at := func(ago time.Duration) *time.Time { v := now.Add(-ago); return &v }
-	job := func(name string, state jobmodel.State, gpus float64, started, finished *time.Time) jobclient.Job {
-		return jobclient.Job{Kind: tf, Summary: jobmodel.Summary{Name: name, Namespace: "team-a", Status: jobmodel.Status{State: state},
+	job := func(name string, state jobmodel.State, gpus float64, started, finished *time.Time) jobclient.Listed {
+		return jobclient.Listed{Kind: tf, Summary: jobmodel.Summary{Name: name, Namespace: "team-a", Status: jobmodel.Status{State: state},
 			GPUs: gpus, Started: started, Finished: finished}}
 	}
-	jobs := []jobclient.Job{
+	jobs := []jobclient.Listed{
 		job("big", jobmodel.Running, 8, at(2*time.Hour), nil),
 		job("small", jobmodel.Running, 1, at(30*time.Hour), nil),
 		job("queued", jobmodel.Queued, 16, nil, nil),

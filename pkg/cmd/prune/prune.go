@@ -171,8 +171,8 @@ func (o *Options) Run(ctx context.Context) error {
 // olderThan keeps the jobs created more than age before now (age 0: all).
 // A job whose creation time is not known (its summary could not be read)
 // is never old enough: it is not pruned by age.
-func olderThan(jobs []jobclient.Job, age time.Duration, now time.Time) []jobclient.Job {
-	var out []jobclient.Job
+func olderThan(jobs []jobclient.Listed, age time.Duration, now time.Time) []jobclient.Listed {
+	var out []jobclient.Listed
 	for _, j := range jobs {
 		if age > 0 && (j.Summary.Created.IsZero() || now.Sub(j.Summary.Created) <= age) {
 			continue
@@ -184,7 +184,7 @@ func olderThan(jobs []jobclient.Job, age time.Duration, now time.Time) []jobclie
 
 // printTargets prints the jobs to delete: a table on a terminal,
 // tab-separated lines otherwise.
-func (o *Options) printTargets(targets []jobclient.Job, now time.Time) error {
+func (o *Options) printTargets(targets []jobclient.Listed, now time.Time) error {
 	t := printers.NewTable(o.IO.Out, o.IO.IsStdoutTTY(), "JOB", "STATUS", "AGE")
 	for _, j := range targets {
 		t.AddRow(j.Kind.Name()+"/"+j.Summary.Name, string(j.Summary.Status.State), printers.Age(now, j.Summary.Created))
@@ -194,7 +194,7 @@ func (o *Options) printTargets(targets []jobclient.Job, now time.Time) error {
 
 // delete deletes each job listed, and only it (its uid a precondition):
 // one that fails is reported and the others are still deleted.
-func (o *Options) delete(ctx context.Context, ns string, targets []jobclient.Job) error {
+func (o *Options) delete(ctx context.Context, ns string, targets []jobclient.Listed) error {
 	_, client, err := cmdutil.NamespacedJobs(o.Factory)
 	if err != nil {
 		return err

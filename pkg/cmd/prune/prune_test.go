@@ -225,7 +225,7 @@ func TestPrunePerJobFailures(t *testing.T) {
 // old enough for --older-than (it would be infinitely old).
 func TestUnreadableJobsAreNotPrunedByAge(t *testing.T) {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	jobs := []jobclient.Job{
+	jobs := []jobclient.Listed{
 		{Summary: jobmodel.Summary{Name: "old", Created: now.Add(-48 * time.Hour)}},
 		{Summary: jobmodel.Summary{Name: "new", Created: now.Add(-time.Hour)}},
 		{Summary: jobmodel.Summary{Name: "unreadable", Status: jobmodel.Status{State: jobmodel.Unknown, Reason: "Unreadable"}}},

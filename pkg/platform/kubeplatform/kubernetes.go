@@ -71,7 +71,7 @@ func (p *Platform) JobOf(k kinds.Kind, obj *unstructured.Unstructured) (*platfor
 		return nil, err
 	}
 	return &platform.Job{
-		Item:   jobclient.ItemOf(jobclient.Job{Kind: k, Summary: s}, p.Now()),
+		Item:   jobclient.ItemOf(jobclient.Listed{Kind: k, Summary: s}, p.Now()),
 		Raw:    obj.Object,
 		Handle: &handle{kind: k, obj: obj},
 	}, nil
