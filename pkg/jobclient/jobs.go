@@ -42,7 +42,7 @@ type Client struct {
 	Server string
 }
 
-// Listed is one job a LIST (or a Find) found in the cluster: its kind and
+// Listed is one job a LIST found in the cluster: its kind and
 // summary. platform.Job is the platform-neutral job commands see;
 // jobmodel.Item its document.
 type Listed struct {
