@@ -1,11 +1,8 @@
 package list
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/queue/queuetest"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -15,13 +12,7 @@ import (
 
 // execute runs "queue ARGS...", queue holding list only, as the root mounts it.
 func execute(f *cmdutil.Factory, args ...string) error {
-	cmd := &cobra.Command{Use: "queue"}
-	cmd.AddCommand(NewCmdList(f, nil))
-	cmd.SetArgs(args)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetOut(f.IOStreams.ErrOut)
-	cmd.SetErr(f.IOStreams.ErrOut)
-	return cmd.ExecuteContext(context.Background())
+	return queuetest.Execute(f, NewCmdList(f, nil), args...)
 }
 
 func TestQueueList(t *testing.T) {

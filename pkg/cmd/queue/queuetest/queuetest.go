@@ -2,6 +2,7 @@
 package queuetest
 
 import (
+	"context"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -9,6 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/queue"
 )
 
@@ -46,4 +50,16 @@ func Cluster(t testing.TB) *dynamicfake.FakeDynamicClient {
 		}
 	}
 	return dyn
+}
+
+// Execute runs "queue ARGS...", queue holding only verb, as the root mounts
+// it, its output and errors on f's stderr.
+func Execute(f *cmdutil.Factory, verb *cobra.Command, args ...string) error {
+	cmd := &cobra.Command{Use: "queue"}
+	cmd.AddCommand(verb)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetOut(f.IOStreams.ErrOut)
+	cmd.SetErr(f.IOStreams.ErrOut)
+	return cmd.ExecuteContext(context.Background())
 }
