@@ -173,30 +173,14 @@ func (p *Platform) createRequest(s *submit.Submission, k kinds.Kind, obj *unstru
 	if err != nil {
 		return nil, Record{}, err
 	}
-	first := roles[0]
-	var instances int32
-	for _, r := range roles {
-		if differs := containerDifference(first.container, r.container); differs != "" {
-			names := make([]string, len(roles))
-			for i, r := range roles {
-				names[i] = r.name
-			}
-			return nil, Record{}, exit.UsageErrorf("the %s job's roles %s differ in %s, and timaker runs one role (copies of one container): give every role the same, or submit it to Kubernetes",
-				k.Name(), strings.Join(names, " and "), differs)
-		}
-		instances += r.replicas
+	c, instances, err := oneContainer(k, roles)
+	if err != nil {
+		return nil, Record{}, err
 	}
-	c := first.container
-	command := printers.ShellJoin(append(append([]string{}, c.Command...), c.Args...))
-	if c.WorkingDir != "" {
-		command = "cd " + printers.ShellJoin([]string{c.WorkingDir}) + " && " + command
-	}
-	env := []timaker.Env{}
-	for _, e := range c.Env {
-		if e.ValueFrom != nil {
-			return nil, Record{}, exit.UsageErrorf("env %s: timaker takes values, not references (valueFrom)", e.Name)
-		}
-		env = append(env, timaker.Env{Name: e.Name, Value: e.Value})
+	command := entryPoint(c)
+	env, err := envOf(c)
+	if err != nil {
+		return nil, Record{}, err
 	}
 	cpu, err := units(c, corev1.ResourceCPU, 1000, "--cpu")
 	if err != nil {
@@ -240,6 +224,48 @@ func (p *Platform) createRequest(s *submit.Submission, k kinds.Kind, obj *unstru
 		GPUs: float64(gpu) / 100 * float64(instances),
 	}
 	return req, rec, nil
+}
+
+// oneContainer is the container every role runs and how many replicas
+// they have in all; roles that differ are a usage error naming them.
+func oneContainer(k kinds.Kind, roles []role) (corev1.Container, int32, error) {
+	first := roles[0]
+	var instances int32
+	for _, r := range roles {
+		if differs := containerDifference(first.container, r.container); differs != "" {
+			names := make([]string, len(roles))
+			for i, r := range roles {
+				names[i] = r.name
+			}
+			return corev1.Container{}, 0, exit.UsageErrorf("the %s job's roles %s differ in %s, and timaker runs one role (copies of one container): give every role the same, or submit it to Kubernetes",
+				k.Name(), strings.Join(names, " and "), differs)
+		}
+		instances += r.replicas
+	}
+	return first.container, instances, nil
+}
+
+// entryPoint is the container's command and arguments as one shell line,
+// run in its working directory.
+func entryPoint(c corev1.Container) string {
+	command := printers.ShellJoin(append(append([]string{}, c.Command...), c.Args...))
+	if c.WorkingDir != "" {
+		command = "cd " + printers.ShellJoin([]string{c.WorkingDir}) + " && " + command
+	}
+	return command
+}
+
+// envOf is the container's environment; a reference (valueFrom) is a usage
+// error: timaker takes values.
+func envOf(c corev1.Container) ([]timaker.Env, error) {
+	env := []timaker.Env{}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil {
+			return nil, exit.UsageErrorf("env %s: timaker takes values, not references (valueFrom)", e.Name)
+		}
+		env = append(env, timaker.Env{Name: e.Name, Value: e.Value})
+	}
+	return env, nil
 }
 
 // userLabels are the job's labels but easyai's own bookkeeping ones.
