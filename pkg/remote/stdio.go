@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
@@ -38,24 +39,10 @@ func ForwardStdio(ctx context.Context, config *rest.Config, kube kubernetes.Inte
 	headers.Set(corev1.StreamType, corev1.StreamTypeError)
 	headers.Set(corev1.PortHeader, strconv.Itoa(int(port)))
 	headers.Set(corev1.PortForwardRequestIDHeader, "0")
-	errorStream, err := conn.CreateStream(headers)
+	remoteErr, err := readErrorStream(conn, headers, pod, port)
 	if err != nil {
-		return fmt.Errorf("opening the error stream to pod %s: %w", pod, err)
+		return err
 	}
-	// Only read from: the kubelet writes what went wrong on its side.
-	_ = errorStream.Close()
-	remoteErr := make(chan error, 1)
-	go func() {
-		msg, err := io.ReadAll(io.LimitReader(errorStream, 64<<10))
-		switch {
-		case err != nil:
-			remoteErr <- fmt.Errorf("reading the error stream of pod %s: %w", pod, err)
-		case len(msg) > 0:
-			remoteErr <- fmt.Errorf("port %d of pod %s: %s", port, pod, msg)
-		default:
-			remoteErr <- nil
-		}
-	}()
 
 	headers.Set(corev1.StreamType, corev1.StreamTypeData)
 	dataStream, err := conn.CreateStream(headers)
@@ -74,6 +61,13 @@ func ForwardStdio(ctx context.Context, config *rest.Config, kube kubernetes.Inte
 		copied <- err
 	}()
 
+	return forwardEnd(ctx, conn, copied, remoteErr, pod, port)
+}
+
+// forwardEnd waits for the end of a forward: the pod's side closing the
+// data (copied), with the kubelet's word on the error stream if any, the
+// connection lost, or ctx ending.
+func forwardEnd(ctx context.Context, conn httpstream.Connection, copied <-chan error, remoteErr <-chan error, pod string, port uint16) error {
 	select {
 	case err := <-copied:
 		// The pod's side closed; a message on the error stream says why
@@ -100,4 +94,29 @@ func ForwardStdio(ctx context.Context, config *rest.Config, kube kubernetes.Inte
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// readErrorStream opens the error stream of the forward (headers) and
+// reads it in the background: the channel gets what the kubelet said went
+// wrong on its side, or nil when it closed the stream without a word.
+func readErrorStream(conn httpstream.Connection, headers http.Header, pod string, port uint16) (<-chan error, error) {
+	errorStream, err := conn.CreateStream(headers)
+	if err != nil {
+		return nil, fmt.Errorf("opening the error stream to pod %s: %w", pod, err)
+	}
+	// Only read from: the kubelet writes what went wrong on its side.
+	_ = errorStream.Close()
+	remoteErr := make(chan error, 1)
+	go func() {
+		msg, err := io.ReadAll(io.LimitReader(errorStream, 64<<10))
+		switch {
+		case err != nil:
+			remoteErr <- fmt.Errorf("reading the error stream of pod %s: %w", pod, err)
+		case len(msg) > 0:
+			remoteErr <- fmt.Errorf("port %d of pod %s: %s", port, pod, msg)
+		default:
+			remoteErr <- nil
+		}
+	}()
+	return remoteErr, nil
 }
