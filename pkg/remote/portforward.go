@@ -135,8 +135,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	if f.Poll == 0 {
 		f.Poll = 2 * time.Second
 	}
-	ports := append([]PortSpec(nil), f.Ports...)
-	announced := false
+	st := &forwarding{f: f, ports: append([]PortSpec(nil), f.Ports...)}
 	waiting := false
 	for {
 		r, err := f.Resolve(ctx)
@@ -147,7 +146,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 			err = Runnable(r)
 		}
 		if err != nil {
-			if !announced {
+			if !st.announced {
 				// Before the first forward, a replica that cannot be reached is the answer.
 				return err
 			}
@@ -160,38 +159,15 @@ func (f *Forwarder) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		if announced {
+		if st.announced {
 			fmt.Fprintf(f.ErrOut, "Reconnecting to %s (pod %s)\n", r.Task, r.Pod)
 		}
 		waiting = false
-		err = f.forwardOnce(ctx, r, ports, func(got []portforward.ForwardedPort) {
-			// Keep the local ports chosen the first time across reconnects.
-			for i := range ports {
-				if i < len(got) {
-					ports[i].Local = got[i].Local
-				}
-			}
-			if announced {
-				fmt.Fprintf(f.ErrOut, "Forwarding again to %s (pod %s)\n", r.Task, r.Pod)
-				return
-			}
-			if f.Ready != nil {
-				f.Ready(r, append([]PortSpec(nil), ports...))
-				announced = true
-			}
-			if !announced {
-				for i, p := range ports {
-					for _, a := range f.Addresses {
-						fmt.Fprintf(f.Out, "Forwarding http://%s -> %s:%d\n", net.JoinHostPort(a, strconv.Itoa(int(p.Local))), r.Task, f.Ports[i].Remote)
-					}
-				}
-				announced = true
-			}
-		})
+		err = f.forwardOnce(ctx, r, st.ports, func(got []portforward.ForwardedPort) { st.ready(r, got) })
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !announced {
+		if !st.announced {
 			return err
 		}
 		if err != nil {
@@ -203,6 +179,41 @@ func (f *Forwarder) Run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// forwarding is one Run's ports, whose local ports are kept across
+// reconnects, and whether they were announced.
+type forwarding struct {
+	f         *Forwarder
+	ports     []PortSpec
+	announced bool
+}
+
+// ready takes the ports forwarded to replica r (got): the first time it
+// announces them (Ready, else a line per address and port on Out), after
+// that it says the forward is back.
+func (st *forwarding) ready(r jobmodel.Replica, got []portforward.ForwardedPort) {
+	f := st.f
+	for i := range st.ports {
+		if i < len(got) {
+			st.ports[i].Local = got[i].Local
+		}
+	}
+	if st.announced {
+		fmt.Fprintf(f.ErrOut, "Forwarding again to %s (pod %s)\n", r.Task, r.Pod)
+		return
+	}
+	if f.Ready != nil {
+		f.Ready(r, append([]PortSpec(nil), st.ports...))
+		st.announced = true
+		return
+	}
+	for i, p := range st.ports {
+		for _, a := range f.Addresses {
+			fmt.Fprintf(f.Out, "Forwarding http://%s -> %s:%d\n", net.JoinHostPort(a, strconv.Itoa(int(p.Local))), r.Task, f.Ports[i].Remote)
+		}
+	}
+	st.announced = true
 }
 
 func taskOf(r jobmodel.Replica) string {
