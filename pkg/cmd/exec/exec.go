@@ -15,9 +15,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-// DefaultMaxParallel is --max-parallel's default (remote's).
-const DefaultMaxParallel = remote.DefaultMaxParallel
-
 // Options of exec.
 type Options struct {
 	Factory *cmdutil.Factory

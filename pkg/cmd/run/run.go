@@ -17,9 +17,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/remote"
 )
 
-// DefaultMaxParallel is --max-parallel's default, as exec's (remote's).
-const DefaultMaxParallel = remote.DefaultMaxParallel
-
 // Options of run.
 type Options struct {
 	Factory *cmdutil.Factory
