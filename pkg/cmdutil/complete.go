@@ -83,3 +83,9 @@ func CompleteTasks(f *Factory) cobra.CompletionFunc {
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
 }
+
+// CompleteWordStarts completes with words that begin a value ("slack:",
+// "https://"): no space is added after one.
+func CompleteWordStarts(words ...string) cobra.CompletionFunc {
+	return cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace)
+}

@@ -4,10 +4,28 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/submit"
 )
+
+// AddSubmitFlags adds the common submit flags (submit.Flags, declared by
+// its table) to cmd, with their completions: submit KIND, submit -f and
+// rerun take the same ones.
+func AddSubmitFlags(cmd *cobra.Command, v *submit.Flags) {
+	v.Declare(cmd.Flags())
+	_ = cmd.RegisterFlagCompletionFunc("image-pull-policy", CompleteWords("Always", "IfNotPresent", "Never"))
+	_ = cmd.RegisterFlagCompletionFunc("clean-pod-policy", CompleteWords("All", "Running", "None"))
+}
+
+// AddValueFlags adds --chart, -f, --set and --dry-run (submit.ValueFlags)
+// to cmd, the chart and --set going into s.
+func AddValueFlags(cmd *cobra.Command, v *submit.ValueFlags, s *submit.JobRequest) {
+	v.Declare(cmd.Flags(), s)
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", CompleteWords("client", "server"))
+}
 
 // CompleteSubmission gives a job request what it takes from the
 // configuration and the run: the settings' defaults, the prompter (on a

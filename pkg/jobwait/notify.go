@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/config"
@@ -28,15 +28,19 @@ type NotifyFlags struct {
 	onSet    bool
 }
 
-// AddFlags adds --notify and --notify-on to cmd.
-func (n *NotifyFlags) AddFlags(cmd *cobra.Command) {
-	fs := cmd.Flags()
+// NotifyOnWords complete --notify-on; NotifyWords begin a --notify.
+var (
+	NotifyOnWords = notify.OnValues
+	NotifyWords   = []string{"slack:", "teams:", "https://", notify.None}
+)
+
+// Declare declares --notify and --notify-on on fs (cmdutil.AddNotifyFlags
+// adds them to a command, with their completions).
+func (n *NotifyFlags) Declare(fs *pflag.FlagSet) {
 	// No default is shown: the configuration's webhooks are secrets.
 	fs.StringArrayVar(&n.URLs, "notify", nil, "when the wait ends, POST to this webhook: "+notify.Form+
 		" (repeatable; default: the configuration's notify; \"none\": no notification; docs/notifications.md)")
 	fs.StringSliceVar(&n.On, "notify-on", nil, "what is notified: finished (success, failure, timeout, deletion), failed (those but success), running (the job was seen running), suspended (a wait for suspended reached); a comma list (default: every way the wait can end)")
-	_ = cmd.RegisterFlagCompletionFunc("notify-on", cobra.FixedCompletions(notify.OnValues, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("notify", cobra.FixedCompletions([]string{"slack:", "teams:", "https://", notify.None}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 }
 
 // Validate checks the flags without the configuration or the cluster: c is

@@ -4,21 +4,12 @@ import (
 	"context"
 	"io"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/userfile"
 )
-
-// AddFlags adds the common submit flags (Declare, from the table) to cmd,
-// with their completions: submit KIND, submit -f and rerun take the same
-// ones.
-func (v *Flags) AddFlags(cmd *cobra.Command) {
-	v.Declare(cmd.Flags())
-	_ = cmd.RegisterFlagCompletionFunc("image-pull-policy", cobra.FixedCompletions([]string{"Always", "IfNotPresent", "Never"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("clean-pod-policy", cobra.FixedCompletions([]string{"All", "Running", "None"}, cobra.ShellCompDirectiveNoFileComp))
-}
 
 // ValueFlags are the flags that give a submission its chart and values
 // beside the common flags: --chart, -f, --set and --dry-run.
@@ -29,16 +20,14 @@ type ValueFlags struct {
 	DryRunArg string
 }
 
-// AddFlags adds --chart, -f, --set and --dry-run to cmd, the chart and
+// Declare declares --chart, -f, --set and --dry-run on fs, the chart and
 // --set going into s.
-func (v *ValueFlags) AddFlags(cmd *cobra.Command, s *JobRequest) {
-	fs := cmd.Flags()
+func (v *ValueFlags) Declare(fs *pflag.FlagSet, s *JobRequest) {
 	fs.StringVar(&s.ChartDir, "chart", "", "render this chart directory instead of the kind's built-in chart")
 	fs.StringArrayVarP(&v.JobFilePaths, "values", "f", nil, `values file, "-" for standard input (repeatable; later files win)`)
 	fs.StringArrayVar(&s.Set, "set", nil, "set a chart value: key=value, as in Helm (repeatable; wins over everything)")
 	fs.StringVar(&v.DryRunArg, "dry-run", string(DryRunNone), `print the job without creating it: "client", or "server" (validated by the API server)`)
 	fs.Lookup("dry-run").NoOptDefVal = "client"
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // ReadJobFiles reads the -f files once ("-" is standard input, which can be

@@ -97,7 +97,8 @@ func (f *Flags) specs() []FlagSpec {
 }
 
 // Declare declares the submit flags of the table on fs, bound to f, in
-// its order (AddFlags adds them to a command, with their completions).
+// its order (cmdutil.AddSubmitFlags adds them to a command, with their
+// completions).
 // --chart is ValueFlags', beside -f and --set.
 func (f *Flags) Declare(fs *pflag.FlagSet) {
 	for _, spec := range f.specs() {

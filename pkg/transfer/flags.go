@@ -3,7 +3,6 @@ package transfer
 import (
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/easyai-dev/easyai/pkg/config"
@@ -30,10 +29,9 @@ func DefaultFlags() Flags {
 	}
 }
 
-// AddFlags registers the flags; pod names the helper pod in their help
+// Declare declares the flags on fl; pod names the helper pod in their help
 // ("fetcher", "uploader"), needs what its image must have.
-func (t *Flags) AddFlags(cmd *cobra.Command, pod, needs string) {
-	fl := cmd.Flags()
+func (t *Flags) Declare(fl *pflag.FlagSet, pod, needs string) {
 	fl.IntVar(&t.Retries, "retries", DefaultRetries, "how often a broken stream is resumed")
 	fl.DurationVar(&t.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "how long the stream may send nothing before it is resumed")
 	fl.StringVar(&t.FetcherImage, "fetcher-image", DefaultFetcherImage, "image of the "+pod+" pod, it needs "+needs+" (the fetcher-image setting replaces this default)")

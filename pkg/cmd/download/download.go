@@ -151,7 +151,7 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	o.Print.AddFlags(cmd)
 	fl.StringVar(&o.MaxBytes, "max-bytes", "", "the most bytes to write, e.g. 20Gi (default: the free space of the local directory's file system, less a margin)")
 	fl.IntVar(&o.MaxFiles, "max-files", transfer.DefaultMaxFiles, "the most entries (files, directories, links) to read")
-	o.Flags.AddFlags(cmd, "fetcher", "tar, sh and sleep")
+	o.Flags.Declare(cmd.Flags(), "fetcher", "tar, sh and sleep")
 }
 
 // jobAndPaths requires a job, at most one remote path and one local

@@ -95,8 +95,8 @@ them as a job file.`,
 		},
 	}
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	o.Request.Flags.AddFlags(cmd)
-	o.ValueFlags.AddFlags(cmd, &o.Request)
+	cmdutil.AddSubmitFlags(cmd, &o.Request.Flags)
+	cmdutil.AddValueFlags(cmd, &o.ValueFlags, &o.Request)
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "submit again a job someone else submitted without asking (required for one when not on a terminal)")
 	cmd.Flags().StringVar(&o.Backend, "backend", "", "what serves a kind that has two, as submit KIND --backend takes it (pytorch, jax, xgboost: training-operator, trainer or auto; colossalai: t9k, volcano or auto)")
 	o.Print.AddFlags(cmd)

@@ -156,12 +156,14 @@ func completeRuntimes(f *cmdutil.Factory, lister kinds.RuntimeLister) cobra.Comp
 
 func addCommonFlags(cmd *cobra.Command, o *Options) {
 	fs := cmd.Flags()
-	o.Request.Flags.AddFlags(cmd)
-	o.ValueFlags.AddFlags(cmd, &o.Request)
+	cmdutil.AddSubmitFlags(cmd, &o.Request.Flags)
+	cmdutil.AddValueFlags(cmd, &o.ValueFlags, &o.Request)
 	o.Print.AddFlags(cmd)
 	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait for the job to finish; exit 0 succeeded, 4 failed, 5 timed out (-o json: print it as get does)", &o.Timeout, waiter.DefaultTimeout)
 	fs.BoolVar(&o.Logs, "logs", false, "with --wait: stream every replica's log until the job ends (on stderr with -o json)")
-	o.Notify.AddFlags(cmd)
+	o.Notify.Declare(cmd.Flags())
+	_ = cmd.RegisterFlagCompletionFunc("notify-on", cmdutil.CompleteWords(jobwait.NotifyOnWords...))
+	_ = cmd.RegisterFlagCompletionFunc("notify", cmdutil.CompleteWordStarts(jobwait.NotifyWords...))
 }
 
 // runCommand collects the command line, reads the job files once (under

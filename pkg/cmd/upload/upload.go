@@ -146,7 +146,7 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	})
 	fl.StringVar(&o.Storage, "storage", "", "the storage, "+storage.Form+" (default: the storage setting)")
 	o.Print.AddFlags(cmd)
-	o.Flags.AddFlags(cmd, "uploader", "sh, sleep, mkdir, head, tar, find and stat")
+	o.Flags.Declare(cmd.Flags(), "uploader", "sh, sleep, mkdir, head, tar, find and stat")
 }
 
 // toJob says --to names a job.

@@ -109,7 +109,9 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	cmdutil.AddTimeoutFlag(cmd, &o.Timeout, waiter.DefaultTimeout)
 	fl.DurationVar(&o.StuckAfter, "stuck-after", waiter.DefaultStuckAfter, "end with exit 4 when a pod stays this long in a crash loop or waits this long for a missing Secret or ConfigMap; 0 waits them out")
 	o.Print.AddFlags(cmd)
-	o.Notify.AddFlags(cmd)
+	o.Notify.Declare(cmd.Flags())
+	_ = cmd.RegisterFlagCompletionFunc("notify-on", cmdutil.CompleteWords(jobwait.NotifyOnWords...))
+	_ = cmd.RegisterFlagCompletionFunc("notify", cmdutil.CompleteWordStarts(jobwait.NotifyWords...))
 	conditions := make([]string, len(waiter.Conditions))
 	for i, c := range waiter.Conditions {
 		conditions[i] = string(c)
