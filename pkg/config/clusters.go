@@ -554,27 +554,15 @@ func checkRequired(fields map[string]string) error {
 // first key; a repeated one goes), appends it, or removes it when empty
 // ("0" for app-group-id).
 func setEntryField(entry *yaml.Node, field, value string) {
-	remove := value == "" || (field == FieldAppGroupID && value == "0")
+	if value == "" || (field == FieldAppGroupID && value == "0") {
+		setKey(entry, field, nil, func(i int) { removeEntry(entry, i) })
+		return
+	}
 	node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
 	if field == FieldProjectID || field == FieldAppGroupID {
 		node.Tag = "!!int"
 	}
-	found := false
-	for i := 0; i+1 < len(entry.Content); {
-		if k := entry.Content[i]; k.Kind != yaml.ScalarNode || k.Value != field {
-			i += 2
-			continue
-		}
-		if found || remove {
-			removeEntry(entry, i)
-			continue
-		}
-		node.LineComment = entry.Content[i+1].LineComment
-		entry.Content[i+1] = node
-		found = true
-		i += 2
-	}
-	if !found && !remove {
+	if !setKey(entry, field, node, func(i int) { removeEntry(entry, i) }) {
 		entry.Content = slices.Insert(entry.Content, fieldPosition(entry, field), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: field}, node)
 	}
 }

@@ -328,23 +328,8 @@ func Set(configFlag, key, raw string) (path string, err error) {
 	}
 	root := doc.Content[0]
 	node := valueNode(value)
-	found := false
-	for i := 0; i+1 < len(root.Content); {
-		if root.Content[i].Kind != yaml.ScalarNode || root.Content[i].Value != key {
-			i += 2
-			continue
-		}
-		if found {
-			// A key set twice: the first one now holds the value.
-			removePair(doc, i)
-			continue
-		}
-		node.LineComment = root.Content[i+1].LineComment
-		root.Content[i+1] = node
-		found = true
-		i += 2
-	}
-	if !found {
+	// A key set twice: the first one now holds the value.
+	if !setKey(root, key, node, func(i int) { removePair(doc, i) }) {
 		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, node)
 	}
 	return f.path, f.write(doc)
@@ -360,18 +345,34 @@ func Unset(configFlag, key string) (path string, removed bool, err error) {
 		return "", false, err
 	}
 	root := doc.Content[0]
-	for i := 0; i+1 < len(root.Content); {
-		if root.Content[i].Kind == yaml.ScalarNode && root.Content[i].Value == key {
-			removePair(doc, i)
-			removed = true
-			continue
-		}
-		i += 2
-	}
+	removed = setKey(root, key, nil, func(i int) { removePair(doc, i) })
 	if !removed {
 		return f.path, false, CheckKey(key)
 	}
 	return f.path, true, f.write(doc)
+}
+
+// setKey gives the first key named key of mapping m the value node (which
+// keeps the old value's line comment) and has drop remove any later key of
+// that name; a nil node has drop remove every one. It reports whether m
+// held the key.
+func setKey(m *yaml.Node, key string, node *yaml.Node, drop func(i int)) (held bool) {
+	for i := 0; i+1 < len(m.Content); {
+		if k := m.Content[i]; k.Kind != yaml.ScalarNode || k.Value != key {
+			i += 2
+			continue
+		}
+		if held || node == nil {
+			drop(i)
+			held = true
+			continue
+		}
+		node.LineComment = m.Content[i+1].LineComment
+		m.Content[i+1] = node
+		held = true
+		i += 2
+	}
+	return held
 }
 
 // removePair removes the i-th key of the document's mapping and its value.
@@ -379,20 +380,13 @@ func Unset(configFlag, key string) (path string, removed bool, err error) {
 // key is the file's own (a title) and stays, as does a comment below it.
 func removePair(doc *yaml.Node, i int) {
 	root := doc.Content[0]
-	key := root.Content[i]
-	root.Content = slices.Delete(root.Content, i, i+2)
-	keep := key.FootComment
 	if i == 0 {
-		keep = joinComments(key.HeadComment, keep)
+		// The comment above the file's first key is the file's: it stays.
+		key := root.Content[0]
+		key.FootComment = joinComments(key.HeadComment, key.FootComment)
 	}
-	switch {
-	case keep == "":
-	case i < len(root.Content):
-		root.Content[i].HeadComment = joinComments(keep, root.Content[i].HeadComment)
-	case i > 0:
-		root.Content[i-2].FootComment = joinComments(root.Content[i-2].FootComment, keep)
-	default:
-		doc.HeadComment = joinComments(doc.HeadComment, keep)
+	if orphan := removeEntry(root, i); orphan != "" {
+		doc.HeadComment = joinComments(doc.HeadComment, orphan)
 	}
 }
 

@@ -5,7 +5,6 @@ package logs
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
@@ -24,19 +23,9 @@ type Options struct {
 	IO      *iostreams.IOStreams
 	cmdutil.JobOptions
 
-	Tasks          []string
-	Role           string
-	Container      string
-	Follow         bool
-	Previous       bool
-	Timestamps     bool
-	Tail           int64
-	Since          time.Duration
-	MaxLogRequests int
-
-	// Persisted reads the logs a job with --storage kept there (set by
-	// Complete).
-	Persisted *logsengine.Persisted
+	// Request holds the flags (which replicas and containers, how much, -f);
+	// Complete sets its Persisted, Run the job and the clients.
+	Request logsengine.Request
 }
 
 // long is logs' help.
@@ -103,33 +92,33 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	f := o.Factory
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.BoolVarP(&o.Follow, "follow", "f", false, "follow the logs until the job ends (exit 4 if it fails)")
-	cmdutil.AddTasksFlag(cmd, f, &o.Tasks, "only this replica, as ROLE-INDEX (worker-0); repeatable")
-	fl.StringVar(&o.Role, "role", "", "only the replicas of this role (worker, ps, master, ...)")
-	fl.StringVarP(&o.Container, "container", "c", "", "only this container of each pod (default: all)")
-	fl.Int64Var(&o.Tail, "tail", -1, "only the last N lines of each container (-1: all)")
-	fl.DurationVar(&o.Since, "since", 0, "only lines newer than this (5s, 2m, 3h)")
-	fl.BoolVar(&o.Timestamps, "timestamps", false, "show each line's timestamp")
-	fl.BoolVarP(&o.Previous, "previous", "p", false, "the log of each container's previous run (before its last restart)")
-	fl.IntVar(&o.MaxLogRequests, "max-log-requests", logsengine.DefaultMaxLogRequests, "most log streams followed at once with -f")
+	fl.BoolVarP(&o.Request.Follow, "follow", "f", false, "follow the logs until the job ends (exit 4 if it fails)")
+	cmdutil.AddTasksFlag(cmd, f, &o.Request.Tasks, "only this replica, as ROLE-INDEX (worker-0); repeatable")
+	fl.StringVar(&o.Request.Role, "role", "", "only the replicas of this role (worker, ps, master, ...)")
+	fl.StringVarP(&o.Request.Container, "container", "c", "", "only this container of each pod (default: all)")
+	fl.Int64Var(&o.Request.Tail, "tail", -1, "only the last N lines of each container (-1: all)")
+	fl.DurationVar(&o.Request.Since, "since", 0, "only lines newer than this (5s, 2m, 3h)")
+	fl.BoolVar(&o.Request.Timestamps, "timestamps", false, "show each line's timestamp")
+	fl.BoolVarP(&o.Request.Previous, "previous", "p", false, "the log of each container's previous run (before its last restart)")
+	fl.IntVar(&o.Request.MaxLogRequests, "max-log-requests", logsengine.DefaultMaxLogRequests, "most log streams followed at once with -f")
 }
 
 // Validate checks the flags and the job argument without reaching the cluster.
 func (o *Options) Validate() error {
 	switch {
-	case o.Follow && o.Previous:
+	case o.Request.Follow && o.Request.Previous:
 		return exit.UsageErrorf("--previous prints a finished run's log: it cannot be followed (-f)")
-	case o.Tail < -1:
-		return exit.UsageErrorf("--tail %d: must be -1 (all) or more", o.Tail)
-	case o.Since < 0:
-		return exit.UsageErrorf("--since %s: must not be negative", o.Since)
-	case o.MaxLogRequests < 1:
-		return exit.UsageErrorf("--max-log-requests %d: must be at least 1", o.MaxLogRequests)
+	case o.Request.Tail < -1:
+		return exit.UsageErrorf("--tail %d: must be -1 (all) or more", o.Request.Tail)
+	case o.Request.Since < 0:
+		return exit.UsageErrorf("--since %s: must not be negative", o.Request.Since)
+	case o.Request.MaxLogRequests < 1:
+		return exit.UsageErrorf("--max-log-requests %d: must be at least 1", o.Request.MaxLogRequests)
 	}
-	for i, t := range o.Tasks {
-		o.Tasks[i] = strings.ToLower(t)
+	for i, t := range o.Request.Tasks {
+		o.Request.Tasks[i] = strings.ToLower(t)
 	}
-	o.Role = strings.ToLower(o.Role)
+	o.Request.Role = strings.ToLower(o.Request.Role)
 	return o.ParseJob(o.Factory.Kinds)
 }
 
@@ -142,7 +131,7 @@ func (o *Options) Complete() error {
 	if err != nil {
 		return err
 	}
-	o.Persisted = &logsengine.Persisted{Executor: lazyExecutor{o.Factory}, Image: cfg.FetcherImage, Now: o.Factory.Now}
+	o.Request.Persisted = &logsengine.Persisted{Executor: lazyExecutor{o.Factory}, Image: cfg.FetcherImage, Now: o.Factory.Now}
 	return nil
 }
 
@@ -165,7 +154,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	var source logsengine.Source
-	if o.Follow && o.Factory != nil && o.Factory.RESTConfig != nil {
+	if o.Request.Follow && o.Factory != nil && o.Factory.RESTConfig != nil {
 		// Followed streams get a connection of their own, whose buffers
 		// hold little of what the output has not caught up with.
 		cfg, err := o.Factory.RESTConfig()
@@ -178,11 +167,8 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		source = logsengine.KubeSource{Kube: streams}
 	}
-	return logsengine.Run(ctx, logsengine.Request{
-		Kind: k, Job: obj, Kube: o.Client.Kube, Dynamic: o.Client.Dynamic, Source: source,
-		Tasks: o.Tasks, Role: o.Role, Container: o.Container,
-		Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps,
-		Tail: o.Tail, Since: o.Since, MaxLogRequests: o.MaxLogRequests, Persisted: o.Persisted,
-		Colour: o.IO.ColorEnabled(), Terminal: o.IO.IsStdoutTTY(), Out: o.IO.Out, ErrOut: o.IO.ErrOut,
-	})
+	req := o.Request
+	req.Kind, req.Job, req.Kube, req.Dynamic, req.Source = k, obj, o.Client.Kube, o.Client.Dynamic, source
+	req.Colour, req.Terminal, req.Out, req.ErrOut = o.IO.ColorEnabled(), o.IO.IsStdoutTTY(), o.IO.Out, o.IO.ErrOut
+	return logsengine.Run(ctx, req)
 }

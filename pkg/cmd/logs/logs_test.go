@@ -36,8 +36,8 @@ func TestNewCmdLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Ref.String() != "tf/mnist" || !got.Follow || strings.Join(got.Tasks, ",") != "worker-0,ps-0" || got.Role != "worker" ||
-		got.Tail != 10 || got.Since != 10*time.Minute || !got.Timestamps || got.MaxLogRequests != 8 || got.Container != "tensorflow" || got.Previous {
+	if got.Ref.String() != "tf/mnist" || !got.Request.Follow || strings.Join(got.Request.Tasks, ",") != "worker-0,ps-0" || got.Request.Role != "worker" ||
+		got.Request.Tail != 10 || got.Request.Since != 10*time.Minute || !got.Request.Timestamps || got.Request.MaxLogRequests != 8 || got.Request.Container != "tensorflow" || got.Request.Previous {
 		t.Errorf("options %+v", got)
 	}
 
@@ -45,7 +45,7 @@ func TestNewCmdLogs(t *testing.T) {
 	if err := execute(f, func(o *Options) error { got = o; return nil }, "mnist"); err != nil {
 		t.Fatal(err)
 	}
-	if got.Follow || got.Tail != -1 || got.MaxLogRequests != logs.DefaultMaxLogRequests || got.Tasks != nil {
+	if got.Request.Follow || got.Request.Tail != -1 || got.Request.MaxLogRequests != logs.DefaultMaxLogRequests || got.Request.Tasks != nil {
 		t.Errorf("defaults %+v", got)
 	}
 }
