@@ -11,8 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsjson "sigs.k8s.io/json"
-
-	"github.com/easyai-dev/easyai/pkg/kinds"
 )
 
 // explainDecode turns the error of a kind's Decode of obj into one that
@@ -21,7 +19,7 @@ import (
 // a value of the wrong type is. It decodes obj again as JSON, strictly, into
 // the kind's type, and narrows down to the value that fails. When that finds
 // nothing, Decode's error is kept.
-func explainDecode(kind kinds.Kind, obj *unstructured.Unstructured, decodeErr error) error {
+func explainDecode(kind Kind, obj *unstructured.Unstructured, decodeErr error) error {
 	skeleton := &unstructured.Unstructured{}
 	skeleton.SetGroupVersionKind(obj.GroupVersionKind())
 	skeleton.SetName(obj.GetName())

@@ -25,12 +25,13 @@ import (
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"helm.sh/helm/v3/pkg/strvals"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/charts"
 	"github.com/easyai-dev/easyai/pkg/exit"
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/userfile"
 )
 
@@ -42,9 +43,19 @@ const LibraryName = "easyai-lib"
 // the rendered jobs carry none, the CLI sets theirs.
 const Namespace = "default"
 
+// Kind is what a chart renders: a job's kind (kinds.Kind), or a serving's
+// Deployment. Its chart renders objects of its one GroupVersionKind, each
+// strictly decoded by Decode.
+type Kind interface {
+	Name() string
+	GroupVersionKind() schema.GroupVersionKind
+	Chart() fs.FS
+	Decode(obj *unstructured.Unstructured) (runtime.Object, error)
+}
+
 // Request is one rendering of a job chart.
 type Request struct {
-	Kind       kinds.Kind     // whose embedded chart (Kind.Chart()) and Decode are used
+	Kind       Kind           // whose embedded chart (Kind.Chart()) and Decode are used
 	ChartDir   string         // --chart: render this chart directory from disk instead (a team's own chart; its easyai-lib dependency may be vendored in its charts/ folder or absent if it doesn't use it)
 	ValueFiles []ValueFile    // -f files, in order (Helm semantics), read once by ReadValueFiles
 	Values     map[string]any // from the CLI's flags (only flags the user set); override the -f files

@@ -31,7 +31,7 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestHelpAfterAnUnknownCommand(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	for _, args := range [][]string{
-		{"serve"},
+		{"deploy"},
 		{"sbumit"},
 		{"config", "foo"},
 		{"config", "set-clustr"},

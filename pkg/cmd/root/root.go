@@ -42,6 +42,7 @@ import (
 	resumecmd "github.com/easyai-dev/easyai/pkg/cmd/resume"
 	runcmd "github.com/easyai-dev/easyai/pkg/cmd/run"
 	runtimescmd "github.com/easyai-dev/easyai/pkg/cmd/runtimes"
+	servecmd "github.com/easyai-dev/easyai/pkg/cmd/serve"
 	sshcmd "github.com/easyai-dev/easyai/pkg/cmd/ssh"
 	sshconfigcmd "github.com/easyai-dev/easyai/pkg/cmd/sshconfig"
 	submitcmd "github.com/easyai-dev/easyai/pkg/cmd/submit"
@@ -191,6 +192,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			queuecmd.NewCmdQueue(f),
 			runtimescmd.NewCmdRuntimes(f, nil),
 			notebookcmd.NewCmdNotebook(f),
+			servecmd.NewCmdServe(f),
 		}},
 		{"replicas", "Working with a job's replicas:", []*cobra.Command{
 			logscmd.NewCmdLogs(f, nil),

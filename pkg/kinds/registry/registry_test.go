@@ -18,6 +18,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/kinds/kindstest"
 	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 	"github.com/easyai-dev/easyai/pkg/render"
+	"github.com/easyai-dev/easyai/pkg/serving"
 )
 
 // goldenDir holds the golden files of the charts (pkg/render's TestGolden).
@@ -213,9 +214,10 @@ func goldenKinds(t *testing.T) map[string][]schema.GroupVersionKind {
 }
 
 // TestEveryChartFolderBelongsToAKind: charts/ holds easyai-lib and the
-// charts the registered kinds render with, each named as its folder.
+// charts the registered kinds render with, and the serving chart of "easyai
+// serve" (not a kind: a serving is no job), each named as its folder.
 func TestEveryChartFolderBelongsToAKind(t *testing.T) {
-	used := map[string]bool{render.LibraryName: true}
+	used := map[string]bool{render.LibraryName: true, serving.ChartName: true}
 	for _, k := range registry.Default().Submittable() {
 		for _, v := range variantsOf(t, k) {
 			used[v.chart] = true
