@@ -1,0 +1,176 @@
+//go:build e2e
+
+package commands
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/easyai-dev/easyai/test/e2e/cluster"
+	"github.com/easyai-dev/easyai/test/e2e/easyai"
+)
+
+// servingList is "serve list -o json".
+type servingList struct {
+	Items []struct {
+		Name, State, ModelFrom, Model string
+		Ready, Replicas               int
+		GPUs                          int
+		Versions                      []struct {
+			Name   string
+			Weight int
+		}
+	}
+}
+
+// TestServeAModelATeamMemberTrained: as the namespace's user of
+// examples/rbac and as the admin, a job trained with --storage is served
+// by vLLM with --model-from: the Deployment's pod mounts the job's
+// model_dir read-only where vLLM reads it, the serving becomes Available
+// (--wait), list and get show it, bad input exits 2 and creates nothing, a
+// serving that cannot be scheduled makes --wait exit 5 naming why, and
+// delete leaves nothing behind.
+func TestServeAModelATeamMemberTrained(t *testing.T) {
+	t.Parallel()
+	c := cluster.Get(t)
+	for who, env := range map[string]func(ns string) []string{
+		"alice": func(ns string) []string { return []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns)} },
+		"admin": func(string) []string { return nil },
+	} {
+		t.Run(who, func(t *testing.T) {
+			t.Parallel()
+			ns := c.Namespace(t)
+			c.BoundClaim(t, ns, "team-data")
+			applyExample(t, c, "rbac/easyai-user.yaml", ns)
+			serveLifecycle(t, c, ns, env(ns))
+		})
+	}
+}
+
+func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
+	run := func(args ...string) easyai.Result {
+		t.Helper()
+		return easyai.RunWith(t, env, append([]string{"-n", ns}, args...)...)
+	}
+	run("submit", "tf", "--name", "tr", "--image", "example.com/train:1", "--storage", "pvc:team-data:/vision",
+		"--env", cluster.RunForEnv+"=2s", "--env", cluster.ExitCodeEnv+"=0", "--wait", "--timeout", "3m", "--", "python", "train.py").MustSucceed(t)
+	jobDir := jobDirOf(t, c, ns, "tr")
+	run("submit", "tf", "--name", "nostore", "--image", "example.com/train:1", "--", "python", "train.py").MustSucceed(t)
+
+	res := run("serve", "create", "bert", "--framework", "vllm", "--image", "example.com/vllm:1", "--model-from", "tr",
+		"--gpus", "1", "--env", "HF_HUB_OFFLINE=1", "--wait", "--timeout", "2m").MustSucceed(t)
+	if res.Stdout != "serving bert created in namespace "+ns+"\n" || !strings.Contains(res.Stderr, "Backend: a Deployment and a Service") ||
+		!strings.Contains(res.Stderr, "Serving bert is available: 1/1 replicas ready, at http://bert."+ns+".svc:8000") {
+		t.Errorf("create: stdout %q, stderr %q", res.Stdout, res.Stderr)
+	}
+
+	// The pod as the API server stored it: the job's model_dir, read-only, at vLLM's --model.
+	ctx := cluster.Context(t, 30*time.Second)
+	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving=bert"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("the serving's pods: %v, %v", pods, err)
+	}
+	pod := pods.Items[0]
+	main := pod.Spec.Containers[0]
+	if cmd := strings.Join(main.Command, " "); !strings.Contains(cmd, "--model /model") || !strings.Contains(cmd, "--port 8000") {
+		t.Errorf("command %q: want vLLM's, on /model and port 8000", cmd)
+	}
+	mounted := false
+	for _, m := range main.VolumeMounts {
+		if m.Name == "model" && m.MountPath == "/model" && m.ReadOnly && m.SubPath == "vision/"+jobDir+"/model_dir" {
+			mounted = true
+		}
+	}
+	claimed := false
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == "model" && v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == "team-data" && v.PersistentVolumeClaim.ReadOnly {
+			claimed = true
+		}
+	}
+	if !mounted || !claimed || main.ReadinessProbe == nil || main.ReadinessProbe.HTTPGet == nil || main.ReadinessProbe.HTTPGet.Path != "/health" {
+		t.Errorf("the server's container %+v and volumes %+v: want tr's model_dir read-only at /model, ready at /health", main, pod.Spec.Volumes)
+	}
+	if q := main.Resources.Limits["nvidia.com/gpu"]; q.Value() != 1 {
+		t.Errorf("GPU limit %v, want 1", q)
+	}
+
+	var l servingList
+	if err := json.Unmarshal([]byte(run("serve", "list", "-o", "json").MustSucceed(t).Stdout), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 || l.Items[0].Name != "bert" || l.Items[0].State != "Available" || l.Items[0].Ready != 1 || l.Items[0].ModelFrom != "tr" ||
+		l.Items[0].GPUs != 1 || len(l.Items[0].Versions) != 1 || l.Items[0].Versions[0].Weight != 100 ||
+		l.Items[0].Model != "pvc:team-data:/vision/"+jobDir+"/model_dir" {
+		t.Errorf("serve list -o json: %+v", l)
+	}
+	if out := run("serve", "list").MustSucceed(t).Stdout; !strings.HasPrefix(out, "bert\tvllm\t1/1\tv1 100%\ttr\t1\t") {
+		t.Errorf("serve list: %q", out)
+	}
+	var doc struct {
+		State, Endpoint string
+		Pods            []struct{ Name, State string }
+	}
+	if err := json.Unmarshal([]byte(run("serve", "get", "bert", "-o", "json").MustSucceed(t).Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.State != "Available" || doc.Endpoint != "http://bert."+ns+".svc:8000" || len(doc.Pods) != 1 || doc.Pods[0].State != "Running" {
+		t.Errorf("serve get -o json: %+v", doc)
+	}
+
+	// Bad input: exit 2 naming it, nothing created.
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "create", "Bert", "--image", "x:1", "--", "serve"}, `serving name "Bert"`},
+		{[]string{"serve", "create", "p", "--image", "x:1", "--port", "70000", "--", "serve"}, "--port 70000"},
+		{[]string{"serve", "create", "p", "--image", "x:1"}, "--framework custom: give the server's command"},
+		{[]string{"serve", "create", "p", "--image", "x:1", "--framework", "vllm", "--model-from", "nostore"}, "--model-from nostore: the job was submitted without --storage"},
+		{[]string{"serve", "create", "p", "--image", "x:1", "--framework", "vllm", "--backend", "kserve"}, "--backend kserve: the cluster serves no serving.kserve.io"},
+	} {
+		r := run(bad.args...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, bad.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", bad.args, r.Code, r.Stderr, bad.want)
+		}
+	}
+	if r := run("serve", "get", "p"); r.Code != 3 {
+		t.Errorf("a refused serving was created: serve get p exits %d", r.Code)
+	}
+
+	// A serving no node can take: --wait says why as soon as it sees it, and exits 5 at --timeout.
+	r := run("serve", "create", "stuck", "--image", "example.com/srv:1", "--node-selector", "easyai.io/nosuch=x", "--wait", "--timeout", "15s", "--", "serve")
+	if r.Code != 5 || !strings.Contains(r.Stderr, "serving stuck is not ready after 15s: pod stuck-") || !strings.Contains(r.Stderr, "Unschedulable") {
+		t.Errorf("stuck: exit %d, stderr %q; want 5 naming Unschedulable", r.Code, r.Stderr)
+	}
+
+	// delete leaves nothing behind.
+	ctx = cluster.Context(t, 2*time.Minute)
+	for _, name := range []string{"bert", "stuck"} {
+		if out := run("serve", "delete", name, "--yes").MustSucceed(t).Stdout; out != "serving "+name+" deleted from namespace "+ns+"\n" {
+			t.Errorf("delete %s: %q", name, out)
+		}
+		if _, err := c.Kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the Service %s is still there: %v", name, err)
+		}
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		rs, err1 := c.Kube.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving"})
+		ps, err2 := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving"})
+		if err1 == nil && err2 == nil && len(rs.Items) == 0 && len(ps.Items) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after delete: ReplicaSets %v (%v), pods %v (%v) remain", rs, err1, ps, err2)
+		}
+		time.Sleep(time.Second)
+	}
+	if r := run("serve", "get", "bert"); r.Code != 3 {
+		t.Errorf("serve get after delete: exit %d", r.Code)
+	}
+}
