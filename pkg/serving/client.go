@@ -363,13 +363,13 @@ func podOf(p *corev1.Pod) Pod {
 		case c.Type == corev1.PodReady:
 			out.Ready = c.Status == corev1.ConditionTrue
 		case c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse:
-			out.State, out.Reason = c.Reason, jobmodel.OneLine(c.Message)
+			out.State, out.Reason = jobmodel.OneLine(c.Reason), jobmodel.OneLine(c.Message)
 		}
 	}
 	for _, cs := range p.Status.ContainerStatuses {
 		out.Restarts += cs.RestartCount
 		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" {
-			out.State, out.Reason = w.Reason, jobmodel.OneLine(w.Message)
+			out.State, out.Reason = jobmodel.OneLine(w.Reason), jobmodel.OneLine(w.Message)
 		}
 	}
 	return out
