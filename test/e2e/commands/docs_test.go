@@ -218,17 +218,31 @@ func TestDocumentedCommandsRun(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(d.dir, "job.yaml"), []byte(docJobFile), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The jobs the commands name; true: one whose model is
+			// served (serve create --model-from), which has a storage.
 			names := map[string]bool{}
 			for _, cmd := range cmds {
 				if name := jobNamed(cmd); name != "" {
+					if _, ok := names[name]; !ok {
+						names[name] = false
+					}
+				}
+				if name := modelFromNamed(cmd); name != "" {
 					names[name] = true
 				}
 			}
 			if runsEasyai(cmds) {
 				ns := c.Namespace(t)
 				d.kubeconfig = kubeconfigIn(t, c, ns)
+				if slices.Contains(slices.Collect(maps.Values(names)), true) {
+					c.BoundClaim(t, ns, "team-data")
+				}
 				for _, name := range slices.Sorted(maps.Keys(names)) {
-					startDocJob(t, c, root, ns, name)
+					var extra []string
+					if names[name] {
+						extra = []string{"--storage", "pvc:team-data"}
+					}
+					startDocJob(t, c, root, ns, name, extra...)
 				}
 			}
 			for _, cmd := range cmds {
@@ -279,6 +293,27 @@ func jobNamed(cmd docCommand) string {
 	return ""
 }
 
+// modelFromNamed returns the job whose model a "serve create" serves
+// (--model-from JOB), or "".
+func modelFromNamed(cmd docCommand) string {
+	words, err := shlex.Split(cmd.text)
+	if err != nil || len(words) < 3 || words[0] != "easyai" || words[1] != "serve" || words[2] != "create" {
+		return ""
+	}
+	for i, w := range words {
+		if w == "--" {
+			return ""
+		}
+		if v, ok := strings.CutPrefix(w, "--model-from="); ok {
+			return v
+		}
+		if w == "--model-from" && i+1 < len(words) {
+			return words[i+1]
+		}
+	}
+	return ""
+}
+
 func runsEasyai(cmds []docCommand) bool {
 	return slices.ContainsFunc(cmds, func(cmd docCommand) bool { return strings.Contains(cmd.text, "easyai ") })
 }
@@ -304,17 +339,19 @@ func exampleNamed(t *testing.T, root, name string) (file, kind string) {
 	return filepath.Join(root, "examples", "tf-mnist", "job.yaml"), "tf"
 }
 
-// startDocJob submits the example job called name (exampleNamed), without
+// startDocJob submits the example job called name (exampleNamed), with
+// the extra flags (a storage, for a job whose model is served), without
 // GPUs, as docs/labels.md shows with a "tensorboard" endpoint on port 6006,
 // and waits until it runs. Then each of its replicas prints two log lines,
 // runs exec in a directory holding outputs/metrics.json and answers on
 // port 6006 with "tensorboard of NAME".
-func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string) {
+func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string, extra ...string) {
 	t.Helper()
 	file, kind := exampleNamed(t, root, name)
 	args := []string{"submit", kind, "-n", ns, "-f", file, "--name", name,
 		"--set", "resources.gpus=0,resources.cpu=1,resources.memory=1Gi",
 		"--annotation", `easyai.io/endpoints={"tensorboard":{"port":6006}}`}
+	args = append(args, extra...)
 	if kind == "colossalai" {
 		// Volcano runs it here. T9k's ColossalAIJob, which another test
 		// serves for a while, has no controller on the local cluster.
