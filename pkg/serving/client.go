@@ -52,13 +52,19 @@ func (c *Client) Create(ctx context.Context, objs *Objects, dryRun bool) (*Objec
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs.Service.Object, &svc); err != nil {
 		return nil, err
 	}
-	ns := d.Namespace
+	ns, name := d.Namespace, d.Labels[Label]
+	exists := exit.UsageErrorf("serving %s already exists in namespace %s (easyai serve delete %s, or choose another name)", name, ns, name)
+	if _, err := c.versions(ctx, ns, name); err == nil {
+		return nil, exists
+	} else if !exit.IsNotFound(err) {
+		return nil, err
+	}
 	made, err := c.Kube.AppsV1().Deployments(ns).Create(ctx, &d, createOptions(dryRun))
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		return nil, exit.UsageErrorf("serving %s already exists in namespace %s (easyai serve delete %s, or choose another name)", d.Name, ns, d.Name)
+		return nil, exists
 	case err != nil:
-		return nil, fmt.Errorf("creating the Deployment of serving %s: %w", d.Name, err)
+		return nil, fmt.Errorf("creating the Deployment of serving %s: %w", name, err)
 	}
 	if !dryRun {
 		svc.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(made, appsv1.SchemeGroupVersion.WithKind("Deployment"))}
@@ -71,7 +77,7 @@ func (c *Client) Create(ctx context.Context, objs *Objects, dryRun bool) (*Objec
 		if apierrors.IsAlreadyExists(err) {
 			return nil, exit.UsageErrorf("a Service %s already exists in namespace %s: the serving needs its name (nothing was created)", svc.Name, ns)
 		}
-		return nil, fmt.Errorf("creating the Service of serving %s (nothing was left created): %w", d.Name, err)
+		return nil, fmt.Errorf("creating the Service of serving %s (nothing was left created): %w", name, err)
 	}
 	out := &Objects{}
 	if out.Deployment, err = toUnstructured(made, "apps/v1", "Deployment"); err != nil {
@@ -159,7 +165,9 @@ func (c *Client) List(ctx context.Context, namespace string, selector labels.Sel
 
 // summarize is the summary of one serving's Deployments (its versions).
 func (c *Client) summarize(ds []*appsv1.Deployment) Summary {
-	sort.Slice(ds, func(i, j int) bool { return ds[i].Labels[VersionLabel] < ds[j].Labels[VersionLabel] })
+	sort.Slice(ds, func(i, j int) bool {
+		return versionNumber(ds[i].Labels[VersionLabel]) < versionNumber(ds[j].Labels[VersionLabel])
+	})
 	first := ds[0]
 	a := first.Annotations
 	s := Summary{
@@ -280,16 +288,13 @@ const (
 // warnings. A serving that does not exist is a not-found error (exit 3).
 // Events the user may not read are left out with a note on notes.
 func (c *Client) Get(ctx context.Context, namespace, name string, notes io.Writer) (*Document, error) {
-	list, err := c.Kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{LabelSelector: Label + "=" + name})
+	vs, err := c.versions(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	if len(list.Items) == 0 {
-		return nil, exit.NotFoundErrorf("serving %s not found in namespace %s (easyai serve list)", name, namespace)
-	}
-	ds := make([]*appsv1.Deployment, len(list.Items))
-	for i := range list.Items {
-		ds[i] = &list.Items[i]
+	ds := make([]*appsv1.Deployment, len(vs))
+	for i := range vs {
+		ds[i] = &vs[i]
 	}
 	doc := &Document{APIVersion: DocumentAPIVersion, Kind: DocumentKind, Summary: c.summarize(ds), Pods: []Pod{}, Conditions: []Condition{}, Events: []Event{}}
 	doc.Endpoint = fmt.Sprintf("http://%s.%s.svc:%d", name, namespace, doc.Port)
@@ -401,15 +406,12 @@ func stuckReason(pods []Pod) string {
 // go with them) and its Service. A serving that does not exist is a
 // not-found error.
 func (c *Client) Delete(ctx context.Context, namespace, name string) error {
-	list, err := c.Kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{LabelSelector: Label + "=" + name})
+	vs, err := c.versions(ctx, namespace, name)
 	if err != nil {
 		return err
 	}
-	if len(list.Items) == 0 {
-		return exit.NotFoundErrorf("serving %s not found in namespace %s (easyai serve list)", name, namespace)
-	}
 	background := metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}
-	for _, d := range list.Items {
+	for _, d := range vs {
 		if err := c.Kube.AppsV1().Deployments(namespace).Delete(ctx, d.Name, background); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}

@@ -51,6 +51,10 @@ const ChartName = "serving"
 // FirstVersion is the version create makes.
 const FirstVersion = "v1"
 
+// DeploymentName is the name of the Deployment of one version of a
+// serving: NAME-VERSION (bert-v1).
+func DeploymentName(name, version string) string { return name + "-" + version }
+
 // Container is the name of the server's container.
 const Container = "server"
 
@@ -126,7 +130,12 @@ func (s *Spec) Validate() error {
 	if s.ReadyPath != "" && !strings.HasPrefix(s.ReadyPath, "/") {
 		return exit.UsageErrorf("--ready-path %q: an HTTP path, starting with /", s.ReadyPath)
 	}
-	for _, e := range s.Env {
+	return checkEnv(s.Env)
+}
+
+// checkEnv refuses an --env that is not NAME=VALUE.
+func checkEnv(env []string) error {
+	for _, e := range env {
 		name, _, ok := strings.Cut(e, "=")
 		if !ok || len(validation.IsEnvVarName(name)) > 0 {
 			return exit.UsageErrorf("--env %q: want NAME=VALUE, NAME a variable name", e)
@@ -191,7 +200,7 @@ func (s *Spec) values() map[string]any {
 		annotations[k] = v
 	}
 	values := map[string]any{
-		"name":      s.Name,
+		"name":      DeploymentName(s.Name, FirstVersion),
 		"image":     s.Image,
 		"command":   anySlice(command),
 		"env":       env,

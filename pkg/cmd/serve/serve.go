@@ -10,6 +10,10 @@ import (
 	deletecmd "github.com/easyai-dev/easyai/pkg/cmd/serve/delete"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/get"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/list"
+	"github.com/easyai-dev/easyai/pkg/cmd/serve/promote"
+	"github.com/easyai-dev/easyai/pkg/cmd/serve/rollback"
+	"github.com/easyai-dev/easyai/pkg/cmd/serve/scale"
+	"github.com/easyai-dev/easyai/pkg/cmd/serve/update"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 )
 
@@ -25,13 +29,16 @@ Service in front of them. --model-from JOB mounts the model_dir of a job
 submitted with --storage, read-only, where the server reads it.
 
 Everything easyai knows of a serving is in the labels and annotations of its
-Deployment (easyai.io/serving=NAME): list, get and delete read them back
-(docs/serving.md).`,
+Deployments (easyai.io/serving=NAME, one per version): the other verbs read
+them back (docs/serving.md).`,
 		Example: `  easyai serve create bert --framework vllm --image vllm/vllm-openai:v0.6.3 --model-from mnist --gpus 1 --wait
   easyai serve list
   easyai serve get bert
+  easyai serve update bert --image vllm/vllm-openai:v0.6.4 --canary 50
+  easyai serve promote bert
   easyai serve delete bert --yes`,
 	}
-	cmd.AddCommand(create.NewCmdCreate(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), deletecmd.NewCmdDelete(f, nil))
+	cmd.AddCommand(create.NewCmdCreate(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), update.NewCmdUpdate(f, nil),
+		promote.NewCmdPromote(f, nil), rollback.NewCmdRollback(f, nil), scale.NewCmdScale(f, nil), deletecmd.NewCmdDelete(f, nil))
 	return cmd
 }

@@ -4,11 +4,16 @@
 package serveargs
 
 import (
+	"context"
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/serving"
 )
 
@@ -60,5 +65,57 @@ func Complete(f *cmdutil.Factory) cobra.CompletionFunc {
 			out = append(out, s.Name)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// ConfirmOwner asks, before a serving someone else created is changed,
+// whether to go on (on a terminal; without one --yes is needed). A serving
+// whose creator is not recorded, or a user who cannot be told, is not
+// asked about. verb says what would be done ("update").
+func ConfirmOwner(ctx context.Context, f *cmdutil.Factory, c *serving.Client, ns, name, verb string, yes bool) error {
+	owner, err := c.Owner(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	me, _ := f.User(ctx)
+	if yes || owner == "" || me == "" || owner == me {
+		return nil
+	}
+	owner = jobmodel.OneLine(owner)
+	if !f.IOStreams.CanPrompt() {
+		return exit.UsageErrorf("serving %s was created by %s: pass --yes to %s it as %s (there is no terminal to ask on)", name, owner, verb, me)
+	}
+	ok, err := f.Prompter.Confirm(fmt.Sprintf("Serving %s was created by %s. %s it as %s?", name, owner, strings.ToUpper(verb[:1])+verb[1:], me), false)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return exit.Declined("serving " + name + " not changed")
+	}
+	return nil
+}
+
+// Named is what the verbs on one serving share: the factory, the name
+// (checked by Validate) and --yes.
+type Named struct {
+	Factory *cmdutil.Factory
+	Name    string
+	Yes     bool
+}
+
+// Validate checks the name.
+func (n *Named) Validate() error { return CheckName(n.Name) }
+
+// Complete has nothing to resolve: Run works through the factory's clients.
+func (n *Named) Complete() error { return nil }
+
+// TakeName makes cmd take one argument, the serving's name (completed),
+// into name, and run o's steps.
+func TakeName[O cmdutil.Steps](cmd *cobra.Command, f *cmdutil.Factory, name *string, o O, runF func(O) error) {
+	cmd.Args = cmdutil.ExactArgs(1, "the serving's name")
+	cmd.ValidArgsFunction = Complete(f)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		*name = args[0]
+		return cmdutil.RunSteps(cmd.Context(), o, runF)
 	}
 }
