@@ -9,6 +9,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/create"
 	deletecmd "github.com/easyai-dev/easyai/pkg/cmd/serve/delete"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/get"
+	"github.com/easyai-dev/easyai/pkg/cmd/serve/invoke"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/list"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/promote"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/rollback"
@@ -34,11 +35,12 @@ them back (docs/serving.md).`,
 		Example: `  easyai serve create bert --framework vllm --image vllm/vllm-openai:v0.6.3 --model-from mnist --gpus 1 --wait
   easyai serve list
   easyai serve get bert
+  easyai serve invoke bert --path /v1/completions -d '{"model": "/model", "prompt": "Hello"}'
   easyai serve update bert --image vllm/vllm-openai:v0.6.4 --canary 50
   easyai serve promote bert
   easyai serve delete bert --yes`,
 	}
-	cmd.AddCommand(create.NewCmdCreate(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), update.NewCmdUpdate(f, nil),
+	cmd.AddCommand(create.NewCmdCreate(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), update.NewCmdUpdate(f, nil), invoke.NewCmdInvoke(f, nil),
 		promote.NewCmdPromote(f, nil), rollback.NewCmdRollback(f, nil), scale.NewCmdScale(f, nil), deletecmd.NewCmdDelete(f, nil))
 	return cmd
 }

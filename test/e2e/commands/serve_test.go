@@ -4,6 +4,10 @@ package commands
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +52,42 @@ func TestServeAModelATeamMemberTrained(t *testing.T) {
 			c.BoundClaim(t, ns, "team-data")
 			applyExample(t, c, "rbac/easyai-user.yaml", ns)
 			serveLifecycle(t, c, ns, env(ns))
+			if who == "alice" {
+				othersServing(t, ns, env(ns))
+			}
 		})
+	}
+}
+
+// othersServing: a serving the admin created in alice's namespace is not
+// changed by alice without asking; without a terminal she needs --yes.
+func othersServing(t *testing.T, ns string, alice []string) {
+	easyai.Run(t, "-n", ns, "serve", "create", "shared", "--image", "example.com/srv:1", "--", "serve").MustSucceed(t)
+	r := easyai.RunWith(t, alice, "-n", ns, "serve", "update", "shared", "--replicas", "2")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "serving shared was created by easyai-dev-admin: pass --yes to update it as alice") {
+		t.Errorf("alice updates the admin's serving: exit %d, stderr %q; want 2 asking for --yes", r.Code, r.Stderr)
+	}
+	easyai.RunWith(t, alice, "-n", ns, "serve", "update", "shared", "--replicas", "2", "--yes").MustSucceed(t)
+	easyai.RunWith(t, alice, "-n", ns, "serve", "delete", "shared", "--yes").MustSucceed(t)
+}
+
+// waitServing waits until "serve list" shows the serving all ready, with
+// these versions and weights ("v1 50% v2 50%").
+func waitServing(t *testing.T, run func(...string) easyai.Result, name, versions string) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		out := run("serve", "list", "-o", "wide").MustSucceed(t).Stdout
+		for _, line := range strings.Split(out, "\n") {
+			cells := strings.Split(line, "\t")
+			if len(cells) > 8 && cells[0] == name && cells[3] == versions && cells[8] == "Available" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serving %s: want versions %q, Available; serve list -o wide:\n%s", name, versions, out)
+		}
+		time.Sleep(time.Second)
 	}
 }
 
@@ -122,6 +161,46 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 		t.Errorf("serve get -o json: %+v", doc)
 	}
 
+	// invoke: one request through the API server to the ready pod, whose
+	// port 8000 the fake node forwards to a server of this test.
+	answers := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/fail" {
+			http.Error(w, "no model\x1b]52;c;aGk=\x07", http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintf(w, `{"method": %q, "path": %q, "type": %q, "body": %q}`+"\n", r.Method, r.URL.Path, r.Header.Get("Content-Type"), body)
+	}))
+	t.Cleanup(answers.Close)
+	c.PodPortForward(t, ns, pod.Name, 8000, answers.Listener.Addr().String())
+	r := run("serve", "invoke", "bert", "--path", "/v1/completions", "-d", `{"prompt": "Hello"}`).MustSucceed(t)
+	if want := `{"method": "POST", "path": "/v1/completions", "type": "application/json", "body": "{\"prompt\": \"Hello\"}"}` + "\n"; r.Stdout != want {
+		t.Errorf("invoke: stdout %q, want %q", r.Stdout, want)
+	}
+	if r = run("serve", "invoke", "bert", "--path", "/fail"); r.Code != 1 || !strings.Contains(r.Stderr, "answered 500 Internal Server Error") || !strings.Contains(r.Stdout, "no model") {
+		t.Errorf("invoke of a failing path: exit %d, stdout %q, stderr %q; want 1", r.Code, r.Stdout, r.Stderr)
+	}
+
+	// A canary beside v1, promoted; another, rolled back.
+	if out := run("serve", "update", "bert", "--image", "example.com/vllm:2", "--canary", "50").MustSucceed(t).Stdout; !strings.Contains(out, "version v2 (1 of 2 replicas, about 50% of the traffic) beside v1 (1)") {
+		t.Errorf("update --canary 50: %q", out)
+	}
+	waitServing(t, run, "bert", "v1 50% v2 50%")
+	run("serve", "promote", "bert").MustSucceed(t)
+	waitServing(t, run, "bert", "v2 100%")
+	svc, err := c.Kube.CoreV1().Services(ns).Get(ctx, "bert", metav1.GetOptions{})
+	if err != nil || len(svc.OwnerReferences) != 1 || svc.OwnerReferences[0].Name != "bert-v2" {
+		t.Errorf("after promote the Service is owned by %v (%v), want bert-v2", svc.OwnerReferences, err)
+	}
+	run("serve", "update", "bert", "--image", "example.com/vllm:3", "--canary", "20").MustSucceed(t)
+	if r := run("serve", "update", "bert", "--replicas", "3"); r.Code != 2 || !strings.Contains(r.Stderr, "has a canary (v3)") {
+		t.Errorf("update during a canary: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	run("serve", "rollback", "bert").MustSucceed(t)
+	waitServing(t, run, "bert", "v2 100%")
+	run("serve", "scale", "bert", "2").MustSucceed(t)
+	waitServing(t, run, "bert", "v2 100%")
+
 	// Bad input: exit 2 naming it, nothing created.
 	for _, bad := range []struct {
 		args []string
@@ -143,7 +222,7 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 	}
 
 	// A serving no node can take: --wait says why as soon as it sees it, and exits 5 at --timeout.
-	r := run("serve", "create", "stuck", "--image", "example.com/srv:1", "--node-selector", "easyai.io/nosuch=x", "--wait", "--timeout", "15s", "--", "serve")
+	r = run("serve", "create", "stuck", "--image", "example.com/srv:1", "--node-selector", "easyai.io/nosuch=x", "--wait", "--timeout", "15s", "--", "serve")
 	if r.Code != 5 || !strings.Contains(r.Stderr, "serving stuck is not ready after 15s: pod stuck-") || !strings.Contains(r.Stderr, "Unschedulable") {
 		t.Errorf("stuck: exit %d, stderr %q; want 5 naming Unschedulable", r.Code, r.Stderr)
 	}
