@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,7 +212,7 @@ func TestDocumentedCommandsRun(t *testing.T) {
 		cmds := byFile[file]
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			d := &docRunner{dir: t.TempDir(), submitKubeconfig: submitKubeconfig}
+			d := &docRunner{dir: t.TempDir(), submitKubeconfig: submitKubeconfig, c: c}
 			if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(d.dir, "examples")); err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +234,7 @@ func TestDocumentedCommandsRun(t *testing.T) {
 			}
 			if runsEasyai(cmds) {
 				ns := c.Namespace(t)
-				d.kubeconfig = kubeconfigIn(t, c, ns)
+				d.kubeconfig, d.ns = kubeconfigIn(t, c, ns), ns
 				if slices.Contains(slices.Collect(maps.Values(names)), true) {
 					c.BoundClaim(t, ns, "team-data")
 				}
@@ -390,6 +391,9 @@ type docRunner struct {
 	// kubeconfig's namespace holds the jobs the commands name;
 	// submitKubeconfig's is shared by the submits of every file.
 	kubeconfig, submitKubeconfig string
+	// ns is kubeconfig's namespace; c the cluster.
+	ns string
+	c  *cluster.Cluster
 }
 
 // env is the environment of easyai: kubeconfig, no configuration file of
@@ -506,6 +510,16 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 		// The pause before exit: the local cluster's fake pods end an exec
 		// stream as soon as the shell exits, and may drop its last output.
 		d.runOnTerminal(t, cmd, args, "", "echo attached-$((6*7)); sleep 1; exit\r", "attached-42")
+	case verb == "serve" && len(args) > 2 && args[1] == "invoke":
+		// The serving's ready pods answer on their port: a server of this test.
+		d.answerServing(t, args[2])
+		res := d.runOnce(t, d.kubeconfig, stdin, args)
+		if res.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", cmd, res.Code, res.Stderr)
+		}
+		for _, s := range after {
+			pipeToJQ(t, cmd, res.Stdout, s[1:])
+		}
 	case verb == "delete" && !hasFlag(args, "--yes") && !hasFlag(args, "-y"):
 		d.runOnTerminal(t, cmd, args, "Delete ", "y\r", "deleted ")
 	default:
@@ -521,6 +535,29 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 			pipeToJQ(t, cmd, res.Stdout, s[1:])
 		}
 		save(res.Stdout)
+	}
+}
+
+// answerServing makes every pod of the serving name answer on its port
+// (the easyai.io/port annotation) with a JSON document naming it.
+func (d *docRunner) answerServing(t *testing.T, name string) {
+	t.Helper()
+	ctx := cluster.Context(t, 30*time.Second)
+	pods, err := d.c.Kube.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving=" + name})
+	if err != nil || len(pods.Items) == 0 {
+		t.Fatalf("the pods of serving %s: %v (%d)", name, err, len(pods.Items))
+	}
+	deps, err := d.c.Kube.AppsV1().Deployments(d.ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving=" + name})
+	if err != nil || len(deps.Items) == 0 {
+		t.Fatalf("the Deployments of serving %s: %v", name, err)
+	}
+	port, err := strconv.Atoi(deps.Items[0].Annotations["easyai.io/port"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, "serving "+name)
+	for _, p := range pods.Items {
+		d.c.PodPortForward(t, d.ns, p.Name, int32(port), srv.Listener.Addr().String())
 	}
 }
 
