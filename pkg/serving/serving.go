@@ -76,8 +76,13 @@ type Spec struct {
 	// Env is NAME=VALUE.
 	Env          []string
 	NodeSelector map[string]string
-	PullSecrets  []string
-	GPUResource  string
+	// Tolerations and Data are the chart's values of --toleration and
+	// --data (as submit reads them); ShmSize is --shm-size.
+	Tolerations []map[string]any
+	Data        []map[string]any
+	ShmSize     string
+	PullSecrets []string
+	GPUResource string
 	// Model is the volume holding the model (none: the image has it).
 	Model Model
 	// ModelFrom is the job whose model_dir Model is ("": none).
@@ -119,7 +124,7 @@ func (s *Spec) Validate() error {
 	if s.GPUs < 0 {
 		return exit.UsageErrorf("--gpus %d: must not be negative", s.GPUs)
 	}
-	for flag, q := range map[string]string{"cpu": s.CPU, "memory": s.Memory} {
+	for flag, q := range map[string]string{"cpu": s.CPU, "memory": s.Memory, "shm-size": s.ShmSize} {
 		if q == "" {
 			continue
 		}
@@ -226,7 +231,24 @@ func (s *Spec) values() map[string]any {
 	if len(s.PullSecrets) > 0 {
 		values["imagePullSecrets"] = anySlice(s.PullSecrets)
 	}
+	if len(s.Tolerations) > 0 {
+		values["tolerations"] = anyMaps(s.Tolerations)
+	}
+	if len(s.Data) > 0 {
+		values["data"] = anyMaps(s.Data)
+	}
+	if s.ShmSize != "" {
+		values["shmSize"] = s.ShmSize
+	}
 	return values
+}
+
+func anyMaps(ms []map[string]any) []any {
+	out := make([]any, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
 }
 
 func anySlice(ss []string) []any {

@@ -247,7 +247,7 @@ func (f *Flags) nodeSelectorValues() (map[string]any, error) {
 func (f *Flags) tolerationValues() ([]any, error) {
 	tols := []any{}
 	for _, t := range f.Tolerations {
-		tol, err := parseToleration(t)
+		tol, err := ParseToleration(t)
 		if err != nil {
 			return nil, err
 		}
@@ -280,7 +280,7 @@ func (f *Flags) dataValues() ([]any, error) {
 	data := []any{}
 	mounts := map[string]bool{}
 	for _, d := range f.Data {
-		m, err := parseData(d)
+		m, err := ParseData(d)
 		if err != nil {
 			return nil, err
 		}
@@ -412,8 +412,8 @@ func parseLabelPairs(flag string, pairs []string) (map[string]string, error) {
 	return out, nil
 }
 
-// parseToleration reads key[=value]:effect.
-func parseToleration(s string) (map[string]any, error) {
+// ParseToleration reads --toleration key[=value]:effect.
+func ParseToleration(s string) (map[string]any, error) {
 	bad := func(why string) error {
 		return exit.UsageErrorf("--toleration %q: %s (want key[=value]:effect, effect NoSchedule, PreferNoSchedule or NoExecute)", s, why)
 	}
@@ -442,8 +442,8 @@ func parseToleration(s string) (map[string]any, error) {
 	return tol, nil
 }
 
-// parseData reads PVC:/mount[:ro].
-func parseData(s string) (map[string]any, error) {
+// ParseData reads --data PVC:/mount[:ro].
+func ParseData(s string) (map[string]any, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
 		return nil, exit.UsageErrorf("--data %q: want PVC:/mount/path[:ro]", s)

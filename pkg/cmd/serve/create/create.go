@@ -36,6 +36,8 @@ type Options struct {
 	FrameworkName string
 	ModelFrom     string
 	Model         string
+	Tolerations   []string
+	Data          []string
 	Backend       string
 	Wait          bool
 	Timeout       time.Duration
@@ -119,6 +121,9 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	fl.StringVar(&s.ReadyPath, "ready-path", "", "an HTTP path that answers 2xx once the model is loaded (default: the framework's)")
 	fl.StringArrayVarP(&s.Env, "env", "e", nil, "an environment variable of the server, NAME=VALUE; repeatable")
 	fl.StringToStringVar(&s.NodeSelector, "node-selector", nil, "run the pods on nodes with these labels, KEY=VALUE[,...]")
+	fl.StringArrayVar(&o.Tolerations, "toleration", nil, "let the pods run on nodes with this taint, key[=value]:effect; repeatable")
+	fl.StringArrayVar(&o.Data, "data", nil, "mount a claim of the namespace, PVC:/mount/path[:ro]; repeatable")
+	fl.StringVar(&s.ShmSize, "shm-size", "", "size of /dev/shm (a memory volume), e.g. 8Gi")
 	fl.StringArrayVar(&s.PullSecrets, "image-pull-secret", nil, "a Secret of the namespace to pull the image with; repeatable")
 	fl.StringVar(&o.Backend, "backend", "auto", "what the serving is made of: auto, deployment, kserve")
 	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until every replica is ready", &o.Timeout, 10*time.Minute)
@@ -156,6 +161,20 @@ func (o *Options) Validate() error {
 		if _, err := kinds.ParseRef(o.Factory.Kinds, o.ModelFrom, ""); err != nil {
 			return exit.UsageErrorf("--model-from %q: %v", o.ModelFrom, err)
 		}
+	}
+	for _, t := range o.Tolerations {
+		tol, err := submit.ParseToleration(t)
+		if err != nil {
+			return err
+		}
+		o.Spec.Tolerations = append(o.Spec.Tolerations, tol)
+	}
+	for _, d := range o.Data {
+		m, err := submit.ParseData(d)
+		if err != nil {
+			return err
+		}
+		o.Spec.Data = append(o.Spec.Data, m)
 	}
 	if o.Wait && o.dryRun != submit.DryRunNone {
 		return exit.UsageErrorf("--wait: a dry run creates nothing to wait for")
