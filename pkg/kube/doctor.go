@@ -76,10 +76,15 @@ func Needs(reg *kinds.Registry) []Need {
 		Need{Verb: "get", Resource: "pods", Subresource: "log", NeededBy: []string{"logs"}},
 		Need{Verb: "create", Resource: "pods", Subresource: "exec", NeededBy: []string{"exec", "download", "upload"}},
 		Need{Verb: "create", Resource: "pods", Subresource: "attach", NeededBy: []string{"attach"}},
-		Need{Verb: "create", Resource: "pods", Subresource: "portforward", NeededBy: []string{"port-forward", "open"}},
+		Need{Verb: "create", Resource: "pods", Subresource: "portforward", NeededBy: []string{"port-forward", "open", "serve invoke"}},
 		Need{Verb: "get", Resource: "secrets", NeededBy: []string{"open (Jupyter tokens)"}},
 		Need{Verb: "list", Resource: "events", NeededBy: []string{"get", "logs"}},
 		Need{Verb: "watch", Resource: "events", NeededBy: []string{"logs -f"}},
+		Need{Verb: "create", Group: "apps", Resource: "deployments", NeededBy: []string{"serve create", "serve update --canary"}},
+		Need{Verb: "list", Group: "apps", Resource: "deployments", NeededBy: []string{"serve list", "serve get"}},
+		Need{Verb: "update", Group: "apps", Resource: "deployments", NeededBy: []string{"serve update", "serve promote", "serve rollback", "serve scale"}},
+		Need{Verb: "delete", Group: "apps", Resource: "deployments", NeededBy: []string{"serve delete", "serve promote", "serve rollback"}},
+		Need{Verb: "create", Resource: "services", NeededBy: []string{"serve create"}},
 	)
 }
 
