@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -21,7 +22,6 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
-	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
 
@@ -42,9 +42,20 @@ func (s KubeSource) Stream(ctx context.Context, namespace, pod string, opts *cor
 // the user says otherwise (logs --max-log-requests).
 const DefaultMaxLogRequests = 64
 
+// Workload is what logs reads the pods of: a job's kind (kinds.Kind), or
+// a serving's versions. Its Summarize says when following ends (a final
+// state), Replicas names each pod's replica, PodSelector finds the pods.
+type Workload interface {
+	Name() string
+	Resource() schema.GroupVersionResource
+	PodSelector(name string) string
+	Replicas(obj *unstructured.Unstructured, pods []corev1.Pod) ([]jobmodel.Replica, error)
+	Summarize(obj *unstructured.Unstructured, gpu corev1.ResourceName) (jobmodel.Summary, error)
+}
+
 // Request is one run of logs.
 type Request struct {
-	Kind kinds.Kind
+	Kind Workload
 	// Job is the job as found; its namespace is the pods'.
 	Job     *unstructured.Unstructured
 	Kube    kubernetes.Interface
@@ -371,7 +382,7 @@ func (c *Request) copyOnce(ctx context.Context, p *corev1.Pod, container string,
 
 // replicaTask names the replica a pod runs, as the kind names it; the pod's
 // name when the kind does not know it.
-func replicaTask(k kinds.Kind, obj *unstructured.Unstructured, p *corev1.Pod) string {
+func replicaTask(k Workload, obj *unstructured.Unstructured, p *corev1.Pod) string {
 	replicas, err := k.Replicas(obj, []corev1.Pod{*p})
 	if err == nil {
 		for _, r := range replicas {
@@ -384,7 +395,7 @@ func replicaTask(k kinds.Kind, obj *unstructured.Unstructured, p *corev1.Pod) st
 }
 
 // jobState reads a job's state; Unknown when its status cannot be read.
-func jobState(k kinds.Kind, obj *unstructured.Unstructured) jobmodel.Status {
+func jobState(k Workload, obj *unstructured.Unstructured) jobmodel.Status {
 	s, err := k.Summarize(obj, "")
 	if err != nil {
 		return jobmodel.Status{State: jobmodel.Unknown}
@@ -393,7 +404,7 @@ func jobState(k kinds.Kind, obj *unstructured.Unstructured) jobmodel.Status {
 }
 
 // outcome maps a final state to logs -f's result: nil, or exit 4 when it failed.
-func outcome(k kinds.Kind, name string, s jobmodel.Status) error {
+func outcome(k Workload, name string, s jobmodel.Status) error {
 	if s.State != jobmodel.Failed {
 		return nil
 	}

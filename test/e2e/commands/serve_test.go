@@ -181,6 +181,19 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 		t.Errorf("invoke of a failing path: exit %d, stdout %q, stderr %q; want 1", r.Code, r.Stdout, r.Stderr)
 	}
 
+	// logs: every pod's lines under its name; -f follows until interrupted.
+	c.PodLog(t, ns, pod.Name, nil).Println("model loaded", "GET /health 200")
+	if out := run("serve", "logs", "bert").MustSucceed(t).Stdout; out != "["+pod.Name+"] model loaded\n["+pod.Name+"] GET /health 200\n" {
+		t.Errorf("serve logs: %q", out)
+	}
+	follow := startForwarding(t, env, "-n", ns, "serve", "logs", "bert", "-f", "--tail", "1")
+	if line := follow.line(t); line != "["+pod.Name+"] GET /health 200" {
+		t.Errorf("serve logs -f: first line %q", line)
+	}
+	if r := run("serve", "logs", "bert", "--version", "v9"); r.Code != 3 || !strings.Contains(r.Stderr, "serving bert has no version v9") {
+		t.Errorf("serve logs --version v9: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+
 	// A canary beside v1, promoted; another, rolled back.
 	if out := run("serve", "update", "bert", "--image", "example.com/vllm:2", "--canary", "50").MustSucceed(t).Stdout; !strings.Contains(out, "version v2 (1 of 2 replicas, about 50% of the traffic) beside v1 (1)") {
 		t.Errorf("update --canary 50: %q", out)
