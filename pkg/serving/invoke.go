@@ -49,33 +49,38 @@ type Answer struct {
 // answer, whatever its status. A serving without a ready pod is an error
 // naming why (its state's reason).
 func (c *Client) Invoke(ctx context.Context, config *rest.Config, namespace, name string, call Call, errOut io.Writer) (*Answer, error) {
-	doc, err := c.Get(ctx, namespace, name, nil)
+	pod, port, err := c.ReadyPod(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	pod := ""
-	for _, p := range doc.Pods {
-		if p.Ready && p.State == "Running" {
-			pod = p.Name
-			break
-		}
-	}
-	if pod == "" {
-		why := doc.State
-		if doc.Reason != "" {
-			why += ": " + doc.Reason
-		}
-		return nil, fmt.Errorf("serving %s has no ready pod to answer (%s)", name, why)
-	}
-	if doc.Port < 1 || doc.Port > 65535 {
-		return nil, exit.UsageErrorf("serving %s: its annotation %s names no port", name, PortAnnotation)
-	}
-	local, stop, err := c.forward(ctx, config, namespace, pod, uint16(doc.Port), errOut)
+	local, stop, err := c.forward(ctx, config, namespace, pod, port, errOut)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
 	return send(ctx, fmt.Sprintf("http://127.0.0.1:%d", local), pod, call)
+}
+
+// ReadyPod is a ready pod of the serving and the port its server listens
+// on; a serving without one is an error naming why (its state's reason).
+func (c *Client) ReadyPod(ctx context.Context, namespace, name string) (pod string, port uint16, err error) {
+	doc, err := c.Get(ctx, namespace, name, nil)
+	if err != nil {
+		return "", 0, err
+	}
+	if doc.Port < 1 || doc.Port > 65535 {
+		return "", 0, exit.UsageErrorf("serving %s: its annotation %s names no port", name, PortAnnotation)
+	}
+	for _, p := range doc.Pods {
+		if p.Ready && p.State == "Running" {
+			return p.Name, uint16(doc.Port), nil
+		}
+	}
+	why := doc.State
+	if doc.Reason != "" {
+		why += ": " + doc.Reason
+	}
+	return "", 0, fmt.Errorf("serving %s has no ready pod to answer (%s)", name, why)
 }
 
 // forward forwards a free local port to the pod's port until stop is

@@ -12,6 +12,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/invoke"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/list"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/logs"
+	"github.com/easyai-dev/easyai/pkg/cmd/serve/open"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/promote"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/rollback"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/scale"
@@ -41,7 +42,7 @@ them back (docs/serving.md).`,
   easyai serve promote bert
   easyai serve delete bert --yes`,
 	}
-	cmd.AddCommand(create.NewCmdCreate(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), update.NewCmdUpdate(f, nil), invoke.NewCmdInvoke(f, nil), logs.NewCmdLogs(f, nil),
+	cmd.AddCommand(create.NewCmdCreate(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), update.NewCmdUpdate(f, nil), invoke.NewCmdInvoke(f, nil), logs.NewCmdLogs(f, nil), open.NewCmdOpen(f, nil),
 		promote.NewCmdPromote(f, nil), rollback.NewCmdRollback(f, nil), scale.NewCmdScale(f, nil), deletecmd.NewCmdDelete(f, nil))
 	return cmd
 }

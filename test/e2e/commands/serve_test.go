@@ -181,6 +181,16 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 		t.Errorf("invoke of a failing path: exit %d, stdout %q, stderr %q; want 1", r.Code, r.Stdout, r.Stderr)
 	}
 
+	// open: the URL of a forward to the serving's ready pod.
+	opened := startForwarding(t, env, "-n", ns, "serve", "open", "bert", "--no-browser", "--path", "/v1/models")
+	url := opened.line(t)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/v1/models") {
+		t.Fatalf("serve open printed %q", url)
+	}
+	if body := httpGet(t, url, opened); !strings.Contains(body, `"method": "GET", "path": "/v1/models"`) {
+		t.Errorf("GET %s through serve open: %q", url, body)
+	}
+
 	// logs: every pod's lines under its name; -f follows until interrupted.
 	c.PodLog(t, ns, pod.Name, nil).Println("model loaded", "GET /health 200")
 	if out := run("serve", "logs", "bert").MustSucceed(t).Stdout; out != "["+pod.Name+"] model loaded\n["+pod.Name+"] GET /health 200\n" {
