@@ -81,6 +81,8 @@ type Spec struct {
 	Tolerations []map[string]any
 	Data        []map[string]any
 	ShmSize     string
+	// Priority is the pods' PriorityClass ("": none).
+	Priority    string
 	PullSecrets []string
 	GPUResource string
 	// Model is the volume holding the model (none: the image has it).
@@ -239,6 +241,9 @@ func (s *Spec) values() map[string]any {
 	}
 	if s.ShmSize != "" {
 		values["shmSize"] = s.ShmSize
+	}
+	if s.Priority != "" {
+		values["priorityClassName"] = s.Priority
 	}
 	return values
 }

@@ -124,6 +124,7 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	fl.StringArrayVar(&o.Tolerations, "toleration", nil, "let the pods run on nodes with this taint, key[=value]:effect; repeatable")
 	fl.StringArrayVar(&o.Data, "data", nil, "mount a claim of the namespace, PVC:/mount/path[:ro]; repeatable")
 	fl.StringVar(&s.ShmSize, "shm-size", "", "size of /dev/shm (a memory volume), e.g. 8Gi")
+	fl.StringVar(&s.Priority, "priority", "", "the PriorityClass of the pods")
 	fl.StringArrayVar(&s.PullSecrets, "image-pull-secret", nil, "a Secret of the namespace to pull the image with; repeatable")
 	fl.StringVar(&o.Backend, "backend", "auto", "what the serving is made of: auto, deployment, kserve")
 	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until every replica is ready", &o.Timeout, 10*time.Minute)
@@ -160,6 +161,11 @@ func (o *Options) Validate() error {
 	if o.ModelFrom != "" {
 		if _, err := kinds.ParseRef(o.Factory.Kinds, o.ModelFrom, ""); err != nil {
 			return exit.UsageErrorf("--model-from %q: %v", o.ModelFrom, err)
+		}
+	}
+	if o.Spec.Priority != "" {
+		if err := submit.CheckObjectName("PriorityClass")("--priority", o.Spec.Priority); err != nil {
+			return err
 		}
 	}
 	for _, t := range o.Tolerations {
@@ -263,6 +269,8 @@ func (o *Options) chooseBackend(ctx context.Context) error {
 		return exit.UsageErrorf("--backend kserve: the cluster serves no %s (KServe is not installed): use --backend deployment", KServeGroup)
 	case o.Backend == "kserve":
 		return exit.UsageErrorf("--backend kserve: this version of easyai makes servings as Deployments only: use --backend deployment")
+	case o.dryRun == submit.DryRunClient:
+		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (a client dry run asks the cluster nothing)\n")
 	case served:
 		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (the cluster serves KServe, which this version of easyai does not use yet)\n")
 	default:
