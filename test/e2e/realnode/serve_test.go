@@ -63,7 +63,10 @@ func TestTheDayFromTrainingToServing(t *testing.T) {
 	t.Parallel()
 	c, placement, ns, alice := onTheRealNode(t)
 	c.RealNodeClaim(t, ns, "team-data")
-	as := func(args ...string) easyai.Result { t.Helper(); return easyai.RunWith(t, alice, append([]string{"-n", ns}, args...)...) }
+	as := func(args ...string) easyai.Result {
+		t.Helper()
+		return easyai.RunWith(t, alice, append([]string{"-n", ns}, args...)...)
+	}
 
 	args := append([]string{"submit", "pytorch", "--name", "line", "--workers", "1", "--storage", "pvc:team-data"}, placement...)
 	as(append(args, "--", "python3", "-c", trainLine)...).MustSucceed(t)
