@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules into the cache, once per
 # version: etcd, kube-apiserver/-controller-manager/-scheduler and kubectl,
-# kwok, the training-operator, Kubeflow Trainer v2 with JobSet (those of
-# EASYAI_CLUSTER_COMPONENTS) and Volcano; for the real node (unless
+# kwok, the training-operator, Kubeflow Trainer v2 with JobSet, KServe (those
+# of EASYAI_CLUSTER_COMPONENTS) and Volcano; for the real node (unless
 # EASYAI_REAL_NODE=0) the kubelet, CoreDNS, the node tools and the images
 # (images.sh). A warm cache makes this a no-op.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,7 +30,7 @@ running_from() {
 # A cold build's seconds on a 2-core machine (measured; docs/development.md),
 # for the progress lines until this machine has built a component itself
 # ($BIN_CACHE/build-times then holds its own last times).
-declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [volcano]=260 [kubelet]=250 [coredns]=180 [nodetools]=40)
+declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [volcano]=260 [kubelet]=250 [coredns]=180 [nodetools]=40)
 times_file=$BIN_CACHE/build-times
 expected_seconds() {
   local recorded
@@ -177,6 +177,9 @@ if has_component training-operator; then
 fi
 if has_component trainer; then
   spawn build trainer "$(trainer_bin_dir)" "-s -w" sigs.k8s.io/jobset github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager
+fi
+if has_component kserve; then
+  spawn build kserve "$(kserve_bin_dir)" "-s -w" github.com/kserve/kserve/cmd/manager
 fi
 spawn build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager

@@ -10,10 +10,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 "$CLUSTER_HACK_DIR/realnode.sh" down
 
 # Reverse start order: the operators go before the API server they talk to.
-order=(training-operator vc-webhook-manager vc-controller-manager vc-scheduler kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
+order=(kserve training-operator vc-webhook-manager vc-controller-manager vc-scheduler kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
 
 # The clients of the API server together, then the API server, then etcd.
-stop "${order[@]:0:6}"
+stop "${order[@]:0:7}"
 stop kube-apiserver
 stop etcd
 for file in "$PID_DIR"/*.pid; do [ -e "$file" ] && stop "$(basename "$file" .pid)"; done

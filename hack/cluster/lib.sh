@@ -59,6 +59,9 @@ TRAINER_STATUS_PORT=$(port 30087)
 JOBSET_WEBHOOK_PORT=$(port 30446)
 JOBSET_PROBE_PORT=$(port 30088)
 JOBSET_METRICS_PORT=$(port 30089)
+KSERVE_WEBHOOK_PORT=$(port 30447)
+KSERVE_PROBE_PORT=$(port 30090)
+KSERVE_METRICS_PORT=$(port 30091)
 
 # EASYAI_CLUSTER_OPERATORS=none starts the cluster without the
 # training-operator and Volcano (CRDs still installed): objects then stay as
@@ -69,7 +72,8 @@ EASYAI_CLUSTER_OPERATORS=${EASYAI_CLUSTER_OPERATORS:-all}
 # separated: training-operator (the v1 kinds: TFJob, PyTorchJob, ...) and
 # trainer (Kubeflow Trainer v2's TrainJob, with the JobSet controller).
 # Volcano always runs. The default runs both, side by side (their API
-# groups differ).
+# groups differ). kserve (not in the default) adds the KServe controller
+# manager in RawDeployment mode, with its CRDs and webhooks.
 EASYAI_CLUSTER_COMPONENTS=${EASYAI_CLUSTER_COMPONENTS:-training-operator,trainer}
 has_component() { [[ ",$EASYAI_CLUSTER_COMPONENTS," == *",$1,"* ]]; }
 
@@ -104,6 +108,7 @@ kwok_bin_dir()              { component_dir kwok sigs.k8s.io/kwok; }
 volcano_bin_dir()           { component_dir volcano volcano.sh/volcano; }
 training_operator_bin_dir() { component_dir training-operator github.com/kubeflow/training-operator; }
 trainer_bin_dir()           { component_dir trainer github.com/kubeflow/trainer/v2; }
+kserve_bin_dir()            { component_dir kserve github.com/kserve/kserve; }
 kubelet_bin_dir()           { component_dir kubelet k8s.io/kubernetes; }
 coredns_bin_dir()           { component_dir coredns github.com/coredns/coredns; }
 # The node tools are the wrapper's own code: keyed by a hash of all its files.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the local development cluster: etcd, kube-apiserver, controller-manager,
-# scheduler, kwok with fake GPU nodes, Volcano, the training-operator and
-# Kubeflow Trainer v2 with JobSet (EASYAI_CLUSTER_COMPONENTS), and a real
+# scheduler, kwok with fake GPU nodes, Volcano, the training-operator,
+# Kubeflow Trainer v2 with JobSet and KServe (EASYAI_CLUSTER_COMPONENTS), and a real
 # node that runs containers (realnode.sh; EASYAI_REAL_NODE=0 leaves it out),
 # all as processes whose PIDs are recorded for down.sh. Builds whatever
 # binary the cache lacks first. Does nothing when the cluster already runs.
@@ -28,6 +28,7 @@ KWOK_BIN=$(kwok_bin_dir)
 VOLCANO_BIN=$(volcano_bin_dir)
 TRAINING_OPERATOR_BIN=$(training_operator_bin_dir)
 if has_component trainer; then TRAINER_BIN=$(trainer_bin_dir); fi
+if has_component kserve; then KSERVE_BIN=$(kserve_bin_dir); fi
 KWOK_SRC=$(module_dir "$TOOLS_DIR/kwok" sigs.k8s.io/kwok)
 TRAINING_OPERATOR_SRC=$(module_dir "$TOOLS_DIR/training-operator" github.com/kubeflow/training-operator)
 VOLCANO_SRC=$(module_dir "$TOOLS_DIR/volcano" volcano.sh/volcano)
@@ -35,6 +36,7 @@ if has_component trainer; then
   TRAINER_SRC=$(module_dir "$TOOLS_DIR/trainer" github.com/kubeflow/trainer/v2)
   JOBSET_SRC=$(module_dir "$TOOLS_DIR/trainer" sigs.k8s.io/jobset)
 fi
+if has_component kserve; then KSERVE_SRC=$(module_dir "$TOOLS_DIR/kserve" github.com/kserve/kserve); fi
 
 rm -rf "$EASYAI_CLUSTER_DIR"
 mkdir -p "$LOG_DIR" "$PID_DIR" "$KWOK_FILES_DIR"
@@ -106,15 +108,22 @@ if has_component training-operator; then crds+=("$TRAINING_OPERATOR_SRC"/manifes
 if has_component trainer; then
   crds+=("$TRAINER_SRC"/manifests/base/crds/trainer.kubeflow.org_*.yaml "$JOBSET_SRC"/config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml)
 fi
+# KServe: every CRD of its config/crd (the manager watches InferenceServices,
+# TrainedModels and InferenceGraphs, and its webhooks and pod mutator read
+# the runtimes, storage containers and local model caches).
+if has_component kserve; then crds+=("$KSERVE_SRC"/config/crd/full/serving.kserve.io_*.yaml); fi
 apply_files "${crds[@]}"
 CA_BUNDLE=$(base64 -w0 <"$PKI_DIR/ca.crt")
-export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT VOLCANO_WEBHOOK_PORT TRAINER_WEBHOOK_PORT JOBSET_WEBHOOK_PORT
+export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT VOLCANO_WEBHOOK_PORT TRAINER_WEBHOOK_PORT JOBSET_WEBHOOK_PORT KSERVE_WEBHOOK_PORT
 if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   if has_component training-operator; then
     envsubst <"$MANIFESTS_DIR/training-operator-webhooks.yaml" | kubectl apply -f - >/dev/null
   fi
   if has_component trainer; then
     envsubst <"$MANIFESTS_DIR/trainer-webhooks.yaml" | kubectl apply -f - >/dev/null
+  fi
+  if has_component kserve; then
+    envsubst <"$MANIFESTS_DIR/kserve-webhooks.yaml" | kubectl apply -f - >/dev/null
   fi
   envsubst <"$MANIFESTS_DIR/volcano-webhooks.yaml" | kubectl apply -f - >/dev/null
 fi
@@ -183,6 +192,19 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
     KUBECONFIG=$KUBECONFIG_FILE TMPDIR=$trainer_tmp start trainer "$TRAINER_BIN/trainer-controller-manager" \
       --config "$EASYAI_CLUSTER_DIR/trainer-config.yaml"
   fi
+  if has_component kserve; then
+    log "starting the KServe controller manager (RawDeployment mode)"
+    # It reads its configuration from the ConfigMap at start and exits without it.
+    kubectl apply -f "$MANIFESTS_DIR/kserve-config.yaml" >/dev/null
+    # Like the trainer's, its webhook server reads the serving certificate from
+    # TMPDIR/k8s-webhook-server/serving-certs (it has no flag for a directory,
+    # nor one for the address: it listens on every interface at that port).
+    kserve_tmp=$EASYAI_CLUSTER_DIR/kserve-tmp
+    mkdir -p "$kserve_tmp/k8s-webhook-server" && cp -R "$PKI_DIR/webhook-certs" "$kserve_tmp/k8s-webhook-server/serving-certs"
+    KUBECONFIG=$KUBECONFIG_FILE TMPDIR=$kserve_tmp POD_NAMESPACE=kserve start kserve "$KSERVE_BIN/manager" \
+      --metrics-addr "$HOST:$KSERVE_METRICS_PORT" --health-probe-addr "$HOST:$KSERVE_PROBE_PORT" \
+      --webhook-port "$KSERVE_WEBHOOK_PORT" --leader-elect=false
+  fi
 
 fi
 
@@ -204,6 +226,10 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
     wait_for "ClusterTrainingRuntimes" 60 kubectl apply -f "$TRAINER_SRC/manifests/base/runtimes/torch_distributed.yaml" \
       -f "$TRAINER_SRC/manifests/base/runtimes/deepspeed_distributed.yaml" -f "$TRAINER_SRC/manifests/base/runtimes/jax_distributed.yaml" \
       -f "$TRAINER_SRC/manifests/base/runtimes/xgboost_distributed.yaml" -f "$TRAINER_SRC/manifests/base/runtimes/mlx_distributed.yaml"
+  fi
+  if has_component kserve; then
+    wait_for kserve 60 http_ok "http://$HOST:$KSERVE_PROBE_PORT/readyz"
+    wait_for "kserve webhook" 60 answers "https://$HOST:$KSERVE_WEBHOOK_PORT/"
   fi
   wait_for "volcano default queue" 60 kubectl get queue default
 fi
