@@ -63,7 +63,10 @@ try:
     same = low == high
     print(f"model {digest:x}: {'the same on every rank' if same else 'differs'}", flush=True)
     ok &= same
+    print("training done" if ok else "training FAILED", flush=True)
+    # The master's end ends the job (and logs -f): every rank has written its
+    # last line before any rank goes on to end.
+    collective.allreduce(np.array([1.0]), collective.Op.SUM)
 finally:
     collective.finalize()
-print("training done" if ok else "training FAILED", flush=True)
 raise SystemExit(0 if ok else 1)
