@@ -43,6 +43,13 @@ preflight() {
   [ ${#missing[@]} = 0 ] || die "the real node needs ${missing[*]}: apt-get install containerd runc containernetworking-plugins iproute2 (or EASYAI_REAL_NODE=0)"
   grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || die "the real node needs overlayfs (modprobe overlay), or EASYAI_REAL_NODE=0"
   [ -f "$(images_archive)" ] || die "the real node's images are not built: hack/cluster/build.sh builds them"
+  # A nearly full disk makes its kubelet report DiskPressure: it refuses pods
+  # and deletes the imported images (pause included), which no registry can
+  # give back.
+  local free_kb
+  free_kb=$(df -Pk "$EASYAI_CLUSTER_DIR" | awk 'NR == 2 {print $4}')
+  [ "${free_kb:-0}" -ge $((5 * 1024 * 1024)) ] ||
+    die "the real node needs 5 GiB free on the disk of $EASYAI_CLUSTER_DIR ($((${free_kb:-0} / 1024 / 1024)) GiB free): free some (go clean -cache empties Go's build cache), or EASYAI_REAL_NODE=0"
 }
 
 save_sysctls() {
