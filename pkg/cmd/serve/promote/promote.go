@@ -4,12 +4,12 @@ package promote
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/serveargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/serving"
 )
 
 // Options of serve promote.
@@ -35,17 +35,7 @@ the old version is deleted. A serving without a canary exits 2.`,
 
 // Run promotes the canary.
 func (o *Options) Run(ctx context.Context) error {
-	c, ns, err := serveargs.Client(o.Factory)
-	if err != nil {
-		return err
-	}
-	if err := serveargs.ConfirmOwner(ctx, o.Factory, c, ns, o.Name, "promote", o.Yes); err != nil {
-		return err
-	}
-	said, err := c.Promote(ctx, ns, o.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(o.Factory.IOStreams.Out, said)
-	return nil
+	return o.Change(ctx, "promote", func(ctx context.Context, c *serving.Client, ns string) (string, error) {
+		return c.Promote(ctx, ns, o.Name)
+	})
 }

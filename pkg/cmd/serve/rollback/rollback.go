@@ -3,12 +3,12 @@ package rollback
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/serveargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/serving"
 )
 
 // Options of serve rollback.
@@ -34,17 +34,7 @@ A serving without a canary exits 2.`,
 
 // Run removes the canary.
 func (o *Options) Run(ctx context.Context) error {
-	c, ns, err := serveargs.Client(o.Factory)
-	if err != nil {
-		return err
-	}
-	if err := serveargs.ConfirmOwner(ctx, o.Factory, c, ns, o.Name, "roll back", o.Yes); err != nil {
-		return err
-	}
-	said, err := c.Rollback(ctx, ns, o.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(o.Factory.IOStreams.Out, said)
-	return nil
+	return o.Change(ctx, "roll back", func(ctx context.Context, c *serving.Client, ns string) (string, error) {
+		return c.Rollback(ctx, ns, o.Name)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/serveargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/serving"
 )
 
 // Options of serve scale.
@@ -46,16 +47,7 @@ stop it). A serving with a canary is promoted or rolled back first (exit 2).`,
 
 // Run sets the replicas.
 func (o *Options) Run(ctx context.Context) error {
-	c, ns, err := serveargs.Client(o.Factory)
-	if err != nil {
-		return err
-	}
-	if err := serveargs.ConfirmOwner(ctx, o.Factory, c, ns, o.Name, "scale", o.Yes); err != nil {
-		return err
-	}
-	if err := c.Scale(ctx, ns, o.Name, o.Replicas); err != nil {
-		return err
-	}
-	fmt.Fprintf(o.Factory.IOStreams.Out, "serving %s scaled to %d replicas\n", o.Name, o.Replicas)
-	return nil
+	return o.Change(ctx, "scale", func(ctx context.Context, c *serving.Client, ns string) (string, error) {
+		return fmt.Sprintf("serving %s scaled to %d replicas", o.Name, o.Replicas), c.Scale(ctx, ns, o.Name, o.Replicas)
+	})
 }

@@ -119,3 +119,22 @@ func TakeName[O cmdutil.Steps](cmd *cobra.Command, f *cmdutil.Factory, name *str
 		return cmdutil.RunSteps(cmd.Context(), o, runF)
 	}
 }
+
+// Change makes one change of the serving (verb: "update", "promote", ...):
+// the client of the namespace, the creator's consent (ConfirmOwner), then
+// do, whose line for people is printed on stdout.
+func (n *Named) Change(ctx context.Context, verb string, do func(ctx context.Context, c *serving.Client, ns string) (string, error)) error {
+	c, ns, err := Client(n.Factory)
+	if err != nil {
+		return err
+	}
+	if err := ConfirmOwner(ctx, n.Factory, c, ns, n.Name, verb, n.Yes); err != nil {
+		return err
+	}
+	said, err := do(ctx, c, ns)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(n.Factory.IOStreams.Out, said)
+	return nil
+}

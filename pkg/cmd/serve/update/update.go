@@ -4,7 +4,6 @@ package update
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -70,17 +69,7 @@ func (o *Options) Validate() error {
 
 // Run asks about someone else's serving and changes it.
 func (o *Options) Run(ctx context.Context) error {
-	c, ns, err := serveargs.Client(o.Factory)
-	if err != nil {
-		return err
-	}
-	if err := serveargs.ConfirmOwner(ctx, o.Factory, c, ns, o.Name, "update", o.Yes); err != nil {
-		return err
-	}
-	said, err := c.Update(ctx, ns, o.Name, o.Change)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(o.Factory.IOStreams.Out, said)
-	return nil
+	return o.Named.Change(ctx, "update", func(ctx context.Context, c *serving.Client, ns string) (string, error) {
+		return c.Update(ctx, ns, o.Name, o.Change)
+	})
 }
