@@ -220,6 +220,14 @@ func (s *Spec) values() map[string]any {
 		},
 		"model": s.Model.values(s.Framework.ModelPath),
 	}
+	s.placementValues(values)
+	return values
+}
+
+// placementValues adds the values of where and how the pods run, as a
+// job's pods take them: GPU resource, node selector, tolerations, data,
+// /dev/shm, PriorityClass and pull secrets.
+func (s *Spec) placementValues(values map[string]any) {
 	if s.GPUResource != "" {
 		values["gpuResource"] = s.GPUResource
 	}
@@ -245,7 +253,6 @@ func (s *Spec) values() map[string]any {
 	if s.Priority != "" {
 		values["priorityClassName"] = s.Priority
 	}
-	return values
 }
 
 func anyMaps(ms []map[string]any) []any {
