@@ -288,6 +288,20 @@ const (
 // warnings. A serving that does not exist is a not-found error (exit 3).
 // Events the user may not read are left out with a note on notes.
 func (c *Client) Get(ctx context.Context, namespace, name string, notes io.Writer) (*Document, error) {
+	doc, err := c.state(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	doc.Events, err = c.warnings(ctx, namespace, doc.Pods)
+	if err != nil && notes != nil {
+		fmt.Fprintf(notes, "Warning: the serving's events are left out: %v\n", err)
+	}
+	return doc, nil
+}
+
+// state is the serving's document without its events: its Deployments and
+// pods (two requests), what --wait, invoke, open and logs need.
+func (c *Client) state(ctx context.Context, namespace, name string) (*Document, error) {
 	vs, err := c.versions(ctx, namespace, name)
 	if err != nil {
 		return nil, err
@@ -317,11 +331,12 @@ func (c *Client) Get(ctx context.Context, namespace, name string, notes io.Write
 			doc.Reason = r
 		}
 	}
-	doc.Events, err = c.warnings(ctx, namespace, doc.Pods)
-	if err != nil && notes != nil {
-		fmt.Fprintf(notes, "Warning: the serving's events are left out: %v\n", err)
-	}
 	return doc, nil
+}
+
+// State is the serving's document without its events (see Get).
+func (c *Client) State(ctx context.Context, namespace, name string) (*Document, error) {
+	return c.state(ctx, namespace, name)
 }
 
 // warnings are the recent warning events of pods.
@@ -446,7 +461,7 @@ func (c *Client) Wait(ctx context.Context, namespace, name string, timeout time.
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
-		doc, err := c.Get(ctx, namespace, name, nil)
+		doc, err := c.state(ctx, namespace, name)
 		switch {
 		case err == nil:
 			last, lastErr = doc, nil

@@ -64,7 +64,7 @@ func (c *Client) Invoke(ctx context.Context, config *rest.Config, namespace, nam
 // ReadyPod is a ready pod of the serving and the port its server listens
 // on; a serving without one is an error naming why (its state's reason).
 func (c *Client) ReadyPod(ctx context.Context, namespace, name string) (pod string, port uint16, err error) {
-	doc, err := c.Get(ctx, namespace, name, nil)
+	doc, err := c.state(ctx, namespace, name)
 	if err != nil {
 		return "", 0, err
 	}

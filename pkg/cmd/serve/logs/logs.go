@@ -76,7 +76,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := c.Get(ctx, ns, o.Name, nil)
+	doc, err := c.State(ctx, ns, o.Name)
 	if err != nil {
 		return err
 	}
