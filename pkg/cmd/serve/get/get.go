@@ -11,7 +11,6 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/serveargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/serving"
@@ -19,15 +18,13 @@ import (
 
 // Options of serve get.
 type Options struct {
-	Factory *cmdutil.Factory
-	IO      *iostreams.IOStreams
-	Print   *printers.PrintFlags
-	Name    string
+	serveargs.Named
+	Print *printers.PrintFlags
 }
 
 // NewCmdGet returns "serve get"; runF replaces Complete and Run in tests.
 func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Factory: f, IO: f.IOStreams, Print: printers.NewPrintFlags("a description", printers.FormatJSON, printers.FormatYAML)}
+	o := &Options{Named: serveargs.Named{Factory: f}, Print: printers.NewPrintFlags("a description", printers.FormatJSON, printers.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a serving: versions, pods, conditions, endpoint, warnings",
@@ -40,13 +37,8 @@ warning events. A serving that does not exist exits 3. -o json and -o yaml
 print a Serving document (docs/serving.md).`,
 		Example: `  easyai serve get bert
   easyai serve get bert -o json | jq .reason`,
-		Args:              cmdutil.ExactArgs(1, "the serving's name"),
-		ValidArgsFunction: serveargs.Complete(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return cmdutil.RunSteps(cmd.Context(), o, runF)
-		},
 	}
+	serveargs.TakeName(cmd, f, &o.Name, o, runF)
 	o.Print.AddFlags(cmd)
 	return cmd
 }
@@ -56,11 +48,8 @@ func (o *Options) Validate() error {
 	if err := o.Print.Validate(); err != nil {
 		return err
 	}
-	return serveargs.CheckName(o.Name)
+	return o.Named.Validate()
 }
-
-// Complete has nothing to resolve: Run reads through the factory's clients.
-func (o *Options) Complete() error { return nil }
 
 // Run reads and prints the serving.
 func (o *Options) Run(ctx context.Context) error {
@@ -68,18 +57,18 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := c.Get(ctx, ns, o.Name, o.IO.ErrOut)
+	doc, err := c.Get(ctx, ns, o.Name, o.Factory.IOStreams.ErrOut)
 	if err != nil {
 		return err
 	}
 	if o.Print.IsDocument() {
-		return o.Print.PrintDocument(o.IO.Out, doc)
+		return o.Print.PrintDocument(o.Factory.IOStreams.Out, doc)
 	}
 	return o.describe(doc)
 }
 
 func (o *Options) describe(d *serving.Document) error {
-	w := o.IO.Out
+	w := o.Factory.IOStreams.Out
 	now := o.Factory.Now()
 	state := d.State
 	if d.Reason != "" {

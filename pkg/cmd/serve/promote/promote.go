@@ -29,7 +29,7 @@ the old version is deleted. A serving without a canary exits 2.`,
 		Example: `  easyai serve promote bert`,
 	}
 	serveargs.TakeName(cmd, f, &o.Name, o, runF)
-	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "do not ask before changing someone else's serving")
+	o.AddYesFlag(cmd)
 	return cmd
 }
 

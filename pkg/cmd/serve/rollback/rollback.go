@@ -28,7 +28,7 @@ A serving without a canary exits 2.`,
 		Example: `  easyai serve rollback bert`,
 	}
 	serveargs.TakeName(cmd, f, &o.Name, o, runF)
-	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "do not ask before changing someone else's serving")
+	o.AddYesFlag(cmd)
 	return cmd
 }
 

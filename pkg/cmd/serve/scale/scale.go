@@ -41,7 +41,7 @@ stop it). A serving with a canary is promoted or rolled back first (exit 2).`,
 		},
 		ValidArgsFunction: serveargs.Complete(f),
 	}
-	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "do not ask before changing someone else's serving")
+	o.AddYesFlag(cmd)
 	return cmd
 }
 

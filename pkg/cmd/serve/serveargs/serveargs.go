@@ -138,3 +138,9 @@ func (n *Named) Change(ctx context.Context, verb string, do func(ctx context.Con
 	fmt.Fprintln(n.Factory.IOStreams.Out, said)
 	return nil
 }
+
+// AddYesFlag adds --yes, which changes someone else's serving without
+// asking (ConfirmOwner).
+func (n *Named) AddYesFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&n.Yes, "yes", "y", false, "do not ask before changing someone else's serving")
+}

@@ -51,7 +51,7 @@ or --yes.`,
 	fl.StringArrayVarP(&o.Change.Env, "env", "e", nil, "set a variable of the server, NAME=VALUE; repeatable")
 	fl.Int32Var(&o.replicas, "replicas", 0, "the serving's replicas in all")
 	fl.IntVar(&o.Change.Canary, "canary", 0, "make the change a new version with this share of the replicas (1 to 99 percent)")
-	fl.BoolVarP(&o.Yes, "yes", "y", false, "do not ask before changing someone else's serving")
+	o.AddYesFlag(cmd)
 	return cmd
 }
 
