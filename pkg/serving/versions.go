@@ -233,12 +233,16 @@ func (c *Client) canaryOf(ctx context.Context, namespace, name, verb string) (st
 	return &vs[0], &vs[len(vs)-1], nil
 }
 
-// total is the serving's replicas before its canary.
+// total is the serving's replicas before its canary, as the annotation
+// recorded it. The canary took some of them, at least one each, so there
+// were never more than both have now: a larger value (anyone who may edit
+// the Deployment may have written it) is not believed.
 func total(stable, canary *appsv1.Deployment) int32 {
-	if n, err := strconv.Atoi(stable.Annotations[ReplicasBeforeAnnotation]); err == nil && n > 0 {
+	both := replicasOf(stable) + replicasOf(canary)
+	if n, err := strconv.Atoi(stable.Annotations[ReplicasBeforeAnnotation]); err == nil && n > 0 && n <= int(both) {
 		return int32(n)
 	}
-	return replicasOf(stable) + replicasOf(canary)
+	return both
 }
 
 // Promote makes the canary the serving's only version, with all its

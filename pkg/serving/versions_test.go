@@ -86,6 +86,16 @@ func TestCanaryPromoteAndRollback(t *testing.T) {
 	if got := replicasOfVersions(t, c, ctx); got != "v2=1:vllm:2 v3=1:vllm:3" {
 		t.Errorf("after --canary 20 of 2 replicas: %s", got)
 	}
+	// A teammate's edit of the recorded replicas is not believed past what
+	// the two versions have.
+	v2, err = c.Kube.AppsV1().Deployments("team-a").Get(ctx, "bert-v2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2.Annotations[ReplicasBeforeAnnotation] = "99999"
+	if _, err := c.Kube.AppsV1().Deployments("team-a").Update(ctx, v2, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Rollback(ctx, "team-a", "bert"); err != nil {
 		t.Fatal(err)
 	}
