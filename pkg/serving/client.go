@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -25,6 +26,9 @@ import (
 // Client reads and changes the servings of a cluster.
 type Client struct {
 	Kube kubernetes.Interface
+	// Dynamic reads and writes KServe's InferenceServices (nil: servings
+	// on Deployments only).
+	Dynamic dynamic.Interface
 	// GPUResources are the extended resources counted as GPUs (none:
 	// nvidia.com/gpu).
 	GPUResources []string
@@ -39,40 +43,50 @@ func createOptions(dryRun bool) metav1.CreateOptions {
 	return opts
 }
 
-// Create makes the serving's Deployment, then its Service owned by it (so
-// that deleting the Deployment deletes it). When the Service cannot be
-// made the Deployment is deleted again: nothing is left half-made.
-// dryRun has the API server check both without storing them.
+// Create makes the serving's workload (its Deployment, or the
+// InferenceService KServe makes one of), then its Service owned by it (so
+// that deleting the workload deletes it). When the Service cannot be made
+// the workload is deleted again: nothing is left half-made. dryRun has
+// the API server check both without storing them.
 func (c *Client) Create(ctx context.Context, objs *Objects, dryRun bool) (*Objects, error) {
-	var d appsv1.Deployment
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs.Deployment.Object, &d); err != nil {
+	b := c.deployments()
+	if objs.Workload.GetKind() == InferenceServiceKind {
+		b = c.inferenceServices()
+	}
+	w, err := b.fromObject(objs.Workload)
+	if err != nil {
 		return nil, err
 	}
 	var svc corev1.Service
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs.Service.Object, &svc); err != nil {
 		return nil, err
 	}
-	ns, name := d.Namespace, d.Labels[Label]
+	ns, name := objs.Workload.GetNamespace(), w.labels()[Label]
 	exists := exit.UsageErrorf("serving %s already exists in namespace %s (easyai serve delete %s, or choose another name)", name, ns, name)
 	if _, err := c.versions(ctx, ns, name); err == nil {
 		return nil, exists
 	} else if !exit.IsNotFound(err) {
 		return nil, err
 	}
-	made, err := c.Kube.AppsV1().Deployments(ns).Create(ctx, &d, createOptions(dryRun))
+	if pending, err := c.inferenceServicesOf(ctx, ns, name); err != nil {
+		return nil, err
+	} else if len(pending) > 0 {
+		return nil, exists
+	}
+	made, err := b.create(ctx, w, dryRun)
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return nil, exists
 	case err != nil:
-		return nil, fmt.Errorf("creating the Deployment of serving %s: %w", name, err)
+		return nil, fmt.Errorf("creating the %s of serving %s: %w", b.kind(), name, err)
 	}
 	if !dryRun {
-		svc.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(made, appsv1.SchemeGroupVersion.WithKind("Deployment"))}
+		svc.OwnerReferences = []metav1.OwnerReference{made.controllerRef()}
 	}
 	madeSvc, err := c.Kube.CoreV1().Services(ns).Create(ctx, &svc, createOptions(dryRun))
 	if err != nil {
 		if !dryRun {
-			_ = c.Kube.AppsV1().Deployments(ns).Delete(context.WithoutCancel(ctx), d.Name, metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)})
+			_ = b.delete(context.WithoutCancel(ctx), ns, made.name())
 		}
 		if apierrors.IsAlreadyExists(err) {
 			return nil, exit.UsageErrorf("a Service %s already exists in namespace %s: the serving needs its name (nothing was created)", svc.Name, ns)
@@ -80,32 +94,40 @@ func (c *Client) Create(ctx context.Context, objs *Objects, dryRun bool) (*Objec
 		return nil, fmt.Errorf("creating the Service of serving %s (nothing was left created): %w", name, err)
 	}
 	out := &Objects{}
-	if out.Deployment, err = toUnstructured(made, "apps/v1", "Deployment"); err != nil {
+	if out.Workload, err = made.object(); err != nil {
 		return nil, err
 	}
-	if out.Service, err = toUnstructured(madeSvc, "v1", "Service"); err != nil {
+	if out.Service, err = toObject(madeSvc, "v1", "Service"); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func ptr[T any](v T) *T { return &v }
-
-func toUnstructured(obj runtime.Object, apiVersion, kind string) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, err
+// inferenceServicesOf are the InferenceServices of serving name, for the
+// moments before KServe has made their Deployments. A cluster without
+// KServe, or a user who may not read them, has none.
+func (c *Client) inferenceServicesOf(ctx context.Context, namespace, name string) ([]unstructured.Unstructured, error) {
+	if c.Dynamic == nil {
+		return nil, nil
 	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(apiVersion)
-	u.SetKind(kind)
-	return u, nil
+	list, err := kserveBackend{dyn: c.Dynamic}.list(ctx, namespace, name)
+	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+		return nil, nil
+	}
+	return list, err
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Version is one version of a serving: a Deployment.
 type Version struct {
-	Name  string `json:"name"`
-	Image string `json:"image"`
+	Name string `json:"name"`
+	// Object is what easyai changes to change the version
+	// (deployment/NAME-vN, or inferenceservice/NAME-vN on KServe);
+	// Deployment is the Deployment that runs its pods.
+	Object     string `json:"object"`
+	Deployment string `json:"deployment"`
+	Image      string `json:"image"`
 	// Weight is the share of the traffic, in percent: the version's ready
 	// replicas among every version's (a Service spreads over ready pods).
 	Weight   int   `json:"weight"`
@@ -115,12 +137,14 @@ type Version struct {
 
 // Summary is one serving as list shows it.
 type Summary struct {
-	Name      string    `json:"name"`
-	Namespace string    `json:"namespace"`
-	Framework string    `json:"framework"`
-	Replicas  int32     `json:"replicas"`
-	Ready     int32     `json:"ready"`
-	Versions  []Version `json:"versions"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	Framework string `json:"framework"`
+	// Backend is what the serving is made of: deployment or kserve.
+	Backend  string    `json:"backend"`
+	Replicas int32     `json:"replicas"`
+	Ready    int32     `json:"ready"`
+	Versions []Version `json:"versions"`
 	// ModelFrom is the job whose model is served; Model where it is.
 	ModelFrom string    `json:"modelFrom,omitempty"`
 	Model     string    `json:"model,omitempty"`
@@ -190,7 +214,13 @@ func (c *Client) summarize(ds []*appsv1.Deployment) Summary {
 		}
 		s.Replicas += want
 		s.Ready += d.Status.ReadyReplicas
-		s.Versions = append(s.Versions, Version{Name: jobmodel.OneLine(d.Labels[VersionLabel]), Image: image, Replicas: want, Ready: d.Status.ReadyReplicas})
+		b, object := c.workloadOf(d)
+		s.Backend = BackendDeployment
+		if b.kind() == InferenceServiceKind {
+			s.Backend = BackendKServe
+		}
+		s.Versions = append(s.Versions, Version{Name: jobmodel.OneLine(d.Labels[VersionLabel]), Object: strings.ToLower(b.kind()) + "/" + jobmodel.OneLine(object),
+			Deployment: d.Name, Image: image, Replicas: want, Ready: d.Status.ReadyReplicas})
 		state, reason := deploymentState(d, want)
 		if state != "Available" && s.State != "Failed" {
 			s.State, s.Reason = state, reason
@@ -303,6 +333,11 @@ func (c *Client) Get(ctx context.Context, namespace, name string, notes io.Write
 // pods (two requests), what --wait, invoke, open and logs need.
 func (c *Client) state(ctx context.Context, namespace, name string) (*Document, error) {
 	vs, err := c.versions(ctx, namespace, name)
+	if exit.IsNotFound(err) {
+		if pending, perr := c.inferenceServicesOf(ctx, namespace, name); perr == nil && len(pending) > 0 {
+			return pendingDocument(namespace, name, pending), nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -417,17 +452,29 @@ func stuckReason(pods []Pod) string {
 	return ""
 }
 
-// Delete deletes the serving: its Deployments (their ReplicaSets and pods
-// go with them) and its Service. A serving that does not exist is a
-// not-found error.
+// Delete deletes the serving: the workloads of its versions (their
+// Deployments, ReplicaSets and pods go with them) and its Service. A
+// serving that does not exist is a not-found error.
 func (c *Client) Delete(ctx context.Context, namespace, name string) error {
 	vs, err := c.versions(ctx, namespace, name)
-	if err != nil {
+	if err != nil && !exit.IsNotFound(err) {
 		return err
 	}
-	background := metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}
-	for _, d := range vs {
-		if err := c.Kube.AppsV1().Deployments(namespace).Delete(ctx, d.Name, background); err != nil && !apierrors.IsNotFound(err) {
+	pending, perr := c.inferenceServicesOf(ctx, namespace, name)
+	if perr != nil {
+		return perr
+	}
+	if len(vs) == 0 && len(pending) == 0 {
+		return err
+	}
+	for i := range vs {
+		b, object := c.workloadOf(&vs[i])
+		if err := b.delete(ctx, namespace, object); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, u := range pending {
+		if err := c.inferenceServices().delete(ctx, namespace, u.GetName()); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
@@ -441,10 +488,28 @@ func (c *Client) Delete(ctx context.Context, namespace, name string) error {
 		// Not the serving's: someone else's Service of that name stays.
 		return nil
 	}
-	if err := c.Kube.CoreV1().Services(namespace).Delete(ctx, name, background); err != nil && !apierrors.IsNotFound(err) {
+	if err := c.Kube.CoreV1().Services(namespace).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return nil
+}
+
+// pendingDocument is a serving whose InferenceServices KServe has not
+// made Deployments of yet: Progressing, with what KServe says.
+func pendingDocument(namespace, name string, isvcs []unstructured.Unstructured) *Document {
+	doc := &Document{APIVersion: DocumentAPIVersion, Kind: DocumentKind, Pods: []Pod{}, Conditions: []Condition{}, Events: []Event{},
+		Summary: Summary{Name: name, Namespace: namespace, Backend: BackendKServe, State: "Progressing", Versions: []Version{}}}
+	doc.Reason = "KServe has not made the Deployment of InferenceService " + jobmodel.OneLine(isvcs[0].GetName()) + " yet"
+	conds, _, _ := unstructured.NestedSlice(isvcs[0].Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Ready" && m["status"] == "False" {
+			if msg, _ := m["message"].(string); msg != "" {
+				doc.Reason += ": " + jobmodel.OneLine(msg)
+			}
+		}
+	}
+	return doc
 }
 
 // Wait waits until the serving is Available: nil then; a timeout error

@@ -31,14 +31,16 @@ func TestRenderGolden(t *testing.T) {
 		Command: []string{"python", "-m", "http.server", "9000"}, Port: 9000, ReadyPath: "/", ShmSize: "1Gi",
 		Tolerations: []map[string]any{{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}},
 		Data:        []map[string]any{{"claim": "datasets", "mountPath": "/data", "readOnly": true}}}
-	for name, s := range map[string]*Spec{"vllm": vllmSpec(), "tfserving-nfs": nfs, "custom": custom} {
+	kserve := vllmSpec()
+	kserve.Backend = BackendKServe
+	for name, s := range map[string]*Spec{"vllm": vllmSpec(), "tfserving-nfs": nfs, "custom": custom, "vllm-kserve": kserve} {
 		t.Run(name, func(t *testing.T) {
 			objs, err := Render(s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var b strings.Builder
-			for _, o := range []any{objs.Deployment.Object, objs.Service.Object} {
+			for _, o := range []any{objs.Workload.Object, objs.Service.Object} {
 				data, err := yaml.Marshal(o)
 				if err != nil {
 					t.Fatal(err)
@@ -79,6 +81,8 @@ func TestBadSpecs(t *testing.T) {
 		`--cpu "lots"`:                            func(s *Spec) { s.CPU = "lots" },
 		`--ready-path "health"`:                   func(s *Spec) { s.ReadyPath = "health" },
 		"--port 9000: torchserve listens on 8080": func(s *Spec) { s.Framework, s.Port = Frameworks["torchserve"], 9000 },
+		"at most 48 with --backend kserve":        func(s *Spec) { s.Name, s.Backend = "b"+strings.Repeat("x", 48), BackendKServe },
+		"at most 58 (its versions' Deployments":   func(s *Spec) { s.Name = "b" + strings.Repeat("x", 58) },
 	} {
 		s := vllmSpec()
 		change(s)

@@ -55,6 +55,13 @@ const FirstVersion = "v1"
 // serving: NAME-VERSION (bert-v1).
 func DeploymentName(name, version string) string { return name + "-" + version }
 
+// The longest serving names: room for "-v999" in a Deployment's name, and
+// for "-v999-predictor" in the Deployment KServe makes.
+const (
+	MaxName       = 63 - len("-v999")
+	MaxKServeName = 63 - len("-v999-predictor")
+)
+
 // Container is the name of the server's container.
 const Container = "server"
 
@@ -89,6 +96,8 @@ type Spec struct {
 	Model Model
 	// ModelFrom is the job whose model_dir Model is ("": none).
 	ModelFrom string
+	// Backend is BackendDeployment ("" too) or BackendKServe.
+	Backend string
 	// User is who creates it; CLIVersion the binary's version.
 	User       string
 	CLIVersion string
@@ -107,6 +116,11 @@ func (s *Spec) port() int32 {
 func (s *Spec) Validate() error {
 	if errs := validation.IsDNS1035Label(s.Name); len(errs) > 0 {
 		return exit.UsageErrorf("serving name %q: %s (a DNS-1035 label: lower-case letters, digits and '-', starting with a letter, at most 63 characters)", s.Name, strings.Join(errs, "; "))
+	}
+	if n := len(s.Name); s.Backend == BackendKServe && n > MaxKServeName {
+		return exit.UsageErrorf("serving name %q: %d characters, at most %d with --backend kserve (KServe names the Deployment NAME-vN-predictor, a DNS label of at most 63)", s.Name, n, MaxKServeName)
+	} else if n > MaxName {
+		return exit.UsageErrorf("serving name %q: %d characters, at most %d (its versions' Deployments are NAME-vN, DNS labels of at most 63)", s.Name, n, MaxName)
 	}
 	if s.Image == "" {
 		return exit.UsageErrorf("--image is required: the image of the model server")
@@ -273,12 +287,14 @@ func anySlice(ss []string) []any {
 
 // Objects are what a serving is made of.
 type Objects struct {
-	Deployment *unstructured.Unstructured
-	Service    *unstructured.Unstructured
+	// Workload is the Deployment, or KServe's InferenceService.
+	Workload *unstructured.Unstructured
+	Service  *unstructured.Unstructured
 }
 
-// Render renders the serving: its Deployment through the serving chart,
-// its Service beside it. Nothing is sent.
+// Render renders the serving: its Deployment through the serving chart
+// (or, for the kserve backend, an InferenceService of that Deployment's pod
+// template), its Service beside it. Nothing is sent.
 func Render(s *Spec) (*Objects, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -290,13 +306,22 @@ func Render(s *Spec) (*Objects, error) {
 	if len(objs) != 1 {
 		return nil, fmt.Errorf("the serving chart rendered %d Deployments, not one", len(objs))
 	}
-	d := objs[0]
-	d.SetNamespace(s.Namespace)
+	workload := objs[0]
+	workload.SetNamespace(s.Namespace)
+	if s.Backend == BackendKServe {
+		d := &appsv1.Deployment{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(workload.Object, d); err != nil {
+			return nil, err
+		}
+		if workload, err = inferenceService(d); err != nil {
+			return nil, err
+		}
+	}
 	svc, err := s.service()
 	if err != nil {
 		return nil, err
 	}
-	return &Objects{Deployment: d, Service: svc}, nil
+	return &Objects{Workload: workload, Service: svc}, nil
 }
 
 // service is the serving's Service: every version's ready pods behind one

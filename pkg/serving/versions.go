@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -107,58 +106,42 @@ func (c *Client) Update(ctx context.Context, namespace, name string, ch Change) 
 	}
 	stable := &vs[0]
 	if ch.Canary == 0 {
-		err := c.modify(ctx, namespace, stable.Name, func(d *appsv1.Deployment) {
-			apply(d, ch)
+		err := c.modify(ctx, stable, func(w workload) {
+			w.apply(ch)
 			if ch.Replicas != nil {
-				d.Spec.Replicas = ch.Replicas
+				w.setReplicas(*ch.Replicas)
 			}
 		})
 		return fmt.Sprintf("serving %s updated: a rolling update of %s", name, stable.Labels[VersionLabel]), err
 	}
-	total := replicasOf(stable)
+	b, sw, err := c.load(ctx, stable)
+	if err != nil {
+		return "", err
+	}
+	total := sw.replicas()
 	if ch.Replicas != nil {
 		total = *ch.Replicas
 	}
 	canaryN := max(1, (total*int32(ch.Canary)+50)/100)
 	stableN := max(1, total-canaryN)
 	version := fmt.Sprintf("v%d", versionNumber(stable.Labels[VersionLabel])+1)
-	canary := newVersion(stable, version, canaryN, ch)
-	if _, err := c.Kube.AppsV1().Deployments(namespace).Create(ctx, canary, createOptions(false)); err != nil {
+	canary := sw.newVersion(version, canaryN)
+	canary.setAnnotation(CanaryAnnotation, strconv.Itoa(ch.Canary))
+	canary.apply(Change{Image: ch.Image, Env: ch.Env})
+	if _, err := b.create(ctx, canary, false); err != nil {
 		return "", fmt.Errorf("creating version %s of serving %s: %w", version, name, err)
 	}
-	err = c.modify(ctx, namespace, stable.Name, func(d *appsv1.Deployment) {
-		d.Spec.Replicas = &stableN
-		setAnnotation(d, ReplicasBeforeAnnotation, strconv.Itoa(int(total)))
+	err = c.modify(ctx, stable, func(w workload) {
+		w.setReplicas(stableN)
+		w.setAnnotation(ReplicasBeforeAnnotation, strconv.Itoa(int(total)))
 	})
 	if err != nil {
 		// Nothing half-made: the canary goes again.
-		_ = c.deleteDeployment(context.WithoutCancel(ctx), namespace, canary.Name)
+		_ = b.delete(context.WithoutCancel(ctx), namespace, canary.name())
 		return "", err
 	}
 	return fmt.Sprintf("serving %s: version %s (%d of %d replicas, about %d%% of the traffic) beside %s (%d)",
 		name, version, canaryN, canaryN+stableN, canaryN*100/(canaryN+stableN), stable.Labels[VersionLabel], stableN), nil
-}
-
-// newVersion is the Deployment of a new version of the serving of stable:
-// stable's, changed.
-func newVersion(stable *appsv1.Deployment, version string, replicas int32, ch Change) *appsv1.Deployment {
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: DeploymentName(stable.Labels[Label], version), Namespace: stable.Namespace,
-			Labels: copyMap(stable.Labels), Annotations: copyMap(stable.Annotations),
-		},
-		Spec: *stable.Spec.DeepCopy(),
-	}
-	d.Labels[VersionLabel] = version
-	delete(d.Annotations, ReplicasBeforeAnnotation)
-	delete(d.Annotations, "deployment.kubernetes.io/revision")
-	d.Annotations[CanaryAnnotation] = strconv.Itoa(ch.Canary)
-	d.Spec.Replicas = &replicas
-	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{Label: stable.Labels[Label], VersionLabel: version}}
-	d.Spec.Template.Labels = copyMap(d.Spec.Template.Labels)
-	d.Spec.Template.Labels[VersionLabel] = version
-	apply(d, Change{Image: ch.Image, Env: ch.Env})
-	return d
 }
 
 func copyMap(m map[string]string) map[string]string {
@@ -169,77 +152,41 @@ func copyMap(m map[string]string) map[string]string {
 	return out
 }
 
-func setAnnotation(d *appsv1.Deployment, key, value string) {
-	if d.Annotations == nil {
-		d.Annotations = map[string]string{}
-	}
-	d.Annotations[key] = value
-}
-
-// apply changes the server's container of d: its image and variables.
-func apply(d *appsv1.Deployment, ch Change) {
-	cs := d.Spec.Template.Spec.Containers
-	for i := range cs {
-		if cs[i].Name != Container {
-			continue
-		}
-		if ch.Image != "" {
-			cs[i].Image = ch.Image
-		}
-		for _, e := range ch.Env {
-			name, value, _ := strings.Cut(e, "=")
-			set := false
-			for j := range cs[i].Env {
-				if cs[i].Env[j].Name == name {
-					cs[i].Env[j] = corev1.EnvVar{Name: name, Value: value}
-					set = true
-				}
-			}
-			if !set {
-				cs[i].Env = append(cs[i].Env, corev1.EnvVar{Name: name, Value: value})
-			}
-		}
-	}
-}
-
-// modify reads the Deployment, changes it and writes it back, again when
-// someone else changed it in between.
-func (c *Client) modify(ctx context.Context, namespace, name string, change func(*appsv1.Deployment)) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		d, err := c.Kube.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		change(d)
-		_, err = c.Kube.AppsV1().Deployments(namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: "easyai"})
-		return err
-	})
-}
-
-func (c *Client) deleteDeployment(ctx context.Context, namespace, name string) error {
-	return c.Kube.AppsV1().Deployments(namespace).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)})
+// canary is a serving's two versions during a canary: their Deployments,
+// their workloads and the workloads' backends.
+type canary struct {
+	stable, canary   *appsv1.Deployment
+	stableW, canaryW workload
+	stableB, canaryB backend
 }
 
 // canaryOf is the serving's stable version and its canary; a serving with
 // one version is a usage error (verb: "promote", "roll back").
-func (c *Client) canaryOf(ctx context.Context, namespace, name, verb string) (stable, canary *appsv1.Deployment, err error) {
+func (c *Client) canaryOf(ctx context.Context, namespace, name, verb string) (*canary, error) {
 	vs, err := c.versions(ctx, namespace, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(vs) < 2 {
-		return nil, nil, exit.UsageErrorf("serving %s has no canary to %s: it runs one version (%s)", name, verb, vs[0].Labels[VersionLabel])
+		return nil, exit.UsageErrorf("serving %s has no canary to %s: it runs one version (%s)", name, verb, vs[0].Labels[VersionLabel])
 	}
-	return &vs[0], &vs[len(vs)-1], nil
+	out := &canary{stable: &vs[0], canary: &vs[len(vs)-1]}
+	if out.stableB, out.stableW, err = c.load(ctx, out.stable); err != nil {
+		return nil, err
+	}
+	if out.canaryB, out.canaryW, err = c.load(ctx, out.canary); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // total is the serving's replicas before its canary, as the annotation
 // recorded it. The canary took some of them, at least one each, so there
 // were never more than both have now: a larger value (anyone who may edit
-// the Deployment may have written it) is not believed.
-func total(stable, canary *appsv1.Deployment) int32 {
-	both := replicasOf(stable) + replicasOf(canary)
-	if n, err := strconv.Atoi(stable.Annotations[ReplicasBeforeAnnotation]); err == nil && n > 0 && n <= int(both) {
+// the serving may have written it) is not believed.
+func (cn *canary) total() int32 {
+	both := cn.stableW.replicas() + cn.canaryW.replicas()
+	if n, err := strconv.Atoi(cn.stableW.annotations()[ReplicasBeforeAnnotation]); err == nil && n > 0 && n <= int(both) {
 		return int32(n)
 	}
 	return both
@@ -249,46 +196,46 @@ func total(stable, canary *appsv1.Deployment) int32 {
 // replicas: the canary scales up, the Service is handed to it, the old
 // version goes.
 func (c *Client) Promote(ctx context.Context, namespace, name string) (string, error) {
-	stable, canary, err := c.canaryOf(ctx, namespace, name, "promote")
+	cn, err := c.canaryOf(ctx, namespace, name, "promote")
 	if err != nil {
 		return "", err
 	}
-	n := total(stable, canary)
-	err = c.modify(ctx, namespace, canary.Name, func(d *appsv1.Deployment) {
-		d.Spec.Replicas = &n
-		delete(d.Annotations, CanaryAnnotation)
+	n := cn.total()
+	err = c.modify(ctx, cn.canary, func(w workload) {
+		w.setReplicas(n)
+		w.setAnnotation(CanaryAnnotation, "")
 	})
 	if err != nil {
 		return "", err
 	}
-	if err := c.handService(ctx, namespace, name, canary); err != nil {
+	if err := c.handService(ctx, namespace, name, cn.canaryW.controllerRef()); err != nil {
 		return "", err
 	}
-	if err := c.deleteDeployment(ctx, namespace, stable.Name); err != nil {
+	if err := cn.stableB.delete(ctx, namespace, cn.stableW.name()); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("serving %s: %s promoted (%d replicas), %s removed", name, canary.Labels[VersionLabel], n, stable.Labels[VersionLabel]), nil
+	return fmt.Sprintf("serving %s: %s promoted (%d replicas), %s removed", name, cn.canary.Labels[VersionLabel], n, cn.stable.Labels[VersionLabel]), nil
 }
 
 // Rollback removes the canary and gives the stable version its replicas
 // back.
 func (c *Client) Rollback(ctx context.Context, namespace, name string) (string, error) {
-	stable, canary, err := c.canaryOf(ctx, namespace, name, "roll back")
+	cn, err := c.canaryOf(ctx, namespace, name, "roll back")
 	if err != nil {
 		return "", err
 	}
-	n := total(stable, canary)
-	err = c.modify(ctx, namespace, stable.Name, func(d *appsv1.Deployment) {
-		d.Spec.Replicas = &n
-		delete(d.Annotations, ReplicasBeforeAnnotation)
+	n := cn.total()
+	err = c.modify(ctx, cn.stable, func(w workload) {
+		w.setReplicas(n)
+		w.setAnnotation(ReplicasBeforeAnnotation, "")
 	})
 	if err != nil {
 		return "", err
 	}
-	if err := c.deleteDeployment(ctx, namespace, canary.Name); err != nil {
+	if err := cn.canaryB.delete(ctx, namespace, cn.canaryW.name()); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("serving %s: %s removed, %s has its %d replicas back", name, canary.Labels[VersionLabel], stable.Labels[VersionLabel], n), nil
+	return fmt.Sprintf("serving %s: %s removed, %s has its %d replicas back", name, cn.canary.Labels[VersionLabel], cn.stable.Labels[VersionLabel], n), nil
 }
 
 // Scale sets the replicas of a serving of one version.
@@ -303,12 +250,12 @@ func (c *Client) Scale(ctx context.Context, namespace, name string, replicas int
 	if err := noCanary(name, vs); err != nil {
 		return err
 	}
-	return c.modify(ctx, namespace, vs[0].Name, func(d *appsv1.Deployment) { d.Spec.Replicas = &replicas })
+	return c.modify(ctx, &vs[0], func(w workload) { w.setReplicas(replicas) })
 }
 
-// handService makes the Service owned by d, so that it lives as long as
-// the version that now serves.
-func (c *Client) handService(ctx context.Context, namespace, name string, d *appsv1.Deployment) error {
+// handService makes the Service owned by owner, so that it lives as long
+// as the version that now serves.
+func (c *Client) handService(ctx context.Context, namespace, name string, owner metav1.OwnerReference) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		svc, err := c.Kube.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -317,7 +264,7 @@ func (c *Client) handService(ctx context.Context, namespace, name string, d *app
 		if svc.Labels[Label] != name {
 			return fmt.Errorf("the Service %s is not serving %s's (label %s)", name, name, Label)
 		}
-		svc.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))}
+		svc.OwnerReferences = []metav1.OwnerReference{owner}
 		_, err = c.Kube.CoreV1().Services(namespace).Update(ctx, svc, metav1.UpdateOptions{FieldManager: "easyai"})
 		return err
 	})

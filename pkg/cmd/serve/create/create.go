@@ -23,9 +23,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
-// KServeGroup is the API group of KServe's InferenceService.
-const KServeGroup = "serving.kserve.io"
-
 // Options of serve create.
 type Options struct {
 	Factory *cmdutil.Factory
@@ -62,20 +59,26 @@ readiness path. custom (the default) runs the command given, on --port
 the job. --model pvc:CLAIM/PATH mounts a directory of a claim, --model PATH one
 of the configured storage. Without either the image holds the model.
 
---backend auto makes a Deployment and a Service, and says so on stderr;
-KServe (--backend kserve) is not built yet. With --wait the command returns
+--backend auto makes a KServe InferenceService (RawDeployment mode) where the
+cluster serves KServe, else a Deployment, and says on stderr which and why;
+--backend deployment or kserve chooses. Either way a Service NAME is made in
+front of every version's pods, and every serve command works the same on
+both. With --wait the command returns
 once every replica is ready: exit 5 at --timeout, naming why not (a pull
 failure is said as soon as it is seen). --dry-run=client prints what would be
 created; --dry-run=server has the API server check it.
 
 Nothing is left half-created: when the Service cannot be made, the Deployment
-is deleted again.`
+(or InferenceService) is deleted again.`
 
 const examples = `  # the model of a finished job, served by vLLM on one GPU
   easyai serve create bert --framework vllm --image vllm/vllm-openai:v0.6.3 --model-from mnist --gpus 1 --wait
 
   # your own server
   easyai serve create echo --image python:3.12 --port 9000 --ready-path / -- python -m http.server 9000
+
+  # on KServe, even where the cluster also allows plain Deployments
+  easyai serve create bert --backend kserve --framework vllm --image vllm/vllm-openai:v0.6.3 --model-from mnist --gpus 1
 
   # what would be created
   easyai serve create bert --framework tgi --image ghcr.io/huggingface/text-generation-inference:2.4 --model pvc:team-data/models/bert --dry-run=client`
@@ -151,7 +154,7 @@ func (o *Options) Validate() error {
 		return err
 	}
 	switch o.Backend {
-	case "auto", "deployment", "kserve":
+	case "auto", serving.BackendDeployment, serving.BackendKServe:
 	default:
 		return exit.UsageErrorf("--backend %q: auto, deployment or kserve", o.Backend)
 	}
@@ -247,32 +250,46 @@ func (o *Options) Run(ctx context.Context) error {
 	return nil
 }
 
-// chooseBackend says what the serving is made of, and why.
+// chooseBackend chooses what the serving is made of, and says which and
+// why on stderr: KServe's InferenceService where the cluster serves it
+// (auto) or where asked (kserve), else a Deployment.
 func (o *Options) chooseBackend(ctx context.Context) error {
-	if o.Backend == "deployment" {
+	o.Spec.Backend = serving.BackendDeployment
+	if o.Backend == serving.BackendDeployment {
+		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (--backend deployment)\n")
 		return nil
 	}
-	served := false
-	if o.dryRun != submit.DryRunClient {
-		kc, err := o.Factory.KubeClient()
-		if err != nil {
-			return err
+	if o.dryRun == submit.DryRunClient {
+		if o.Backend == serving.BackendKServe {
+			o.Spec.Backend = serving.BackendKServe
+			fmt.Fprintf(o.IO.ErrOut, "Backend: a KServe InferenceService (RawDeployment) and a Service (--backend kserve; a client dry run asks the cluster nothing)\n")
+			return nil
 		}
-		_, err = kc.Discovery().ServerResourcesForGroupVersion(KServeGroup + "/v1beta1")
-		served = err == nil
-		if err != nil && !apierrors.IsNotFound(err) && o.Backend == "kserve" {
-			return fmt.Errorf("--backend kserve: asking the cluster whether it serves %s: %w", KServeGroup, err)
+		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (a client dry run asks the cluster nothing; --backend kserve to render KServe's)\n")
+		return nil
+	}
+	kc, err := o.Factory.KubeClient()
+	if err != nil {
+		return err
+	}
+	_, err = kc.Discovery().ServerResourcesForGroupVersion(serving.KServeGroup + "/" + serving.KServeVersion)
+	served := err == nil
+	if err != nil && !apierrors.IsNotFound(err) {
+		if o.Backend == serving.BackendKServe {
+			return fmt.Errorf("--backend kserve: asking the cluster whether it serves %s: %w", serving.KServeGroup, err)
 		}
+		fmt.Fprintf(o.IO.ErrOut, "Warning: could not ask the cluster whether it serves KServe (%v)\n", err)
 	}
 	switch {
-	case o.Backend == "kserve" && !served:
-		return exit.UsageErrorf("--backend kserve: the cluster serves no %s (KServe is not installed): use --backend deployment", KServeGroup)
-	case o.Backend == "kserve":
-		return exit.UsageErrorf("--backend kserve: this version of easyai makes servings as Deployments only: use --backend deployment")
-	case o.dryRun == submit.DryRunClient:
-		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (a client dry run asks the cluster nothing)\n")
+	case o.Backend == serving.BackendKServe && !served:
+		return exit.UsageErrorf("--backend kserve: the cluster serves no %s/%s (KServe is not installed): use --backend deployment", serving.KServeGroup, serving.KServeVersion)
 	case served:
-		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (the cluster serves KServe, which this version of easyai does not use yet)\n")
+		o.Spec.Backend = serving.BackendKServe
+		why := "--backend kserve"
+		if o.Backend == "auto" {
+			why = "the cluster serves KServe; --backend deployment for a plain Deployment"
+		}
+		fmt.Fprintf(o.IO.ErrOut, "Backend: a KServe InferenceService (RawDeployment) and a Service (%s)\n", why)
 	default:
 		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (the cluster serves no KServe)\n")
 	}
@@ -321,7 +338,7 @@ func (o *Options) modelFrom(ctx context.Context) error {
 // print says what was created (or would be), as -o asks.
 func (o *Options) print(objs *serving.Objects) error {
 	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
-	list.Items = []unstructured.Unstructured{*objs.Deployment, *objs.Service}
+	list.Items = []unstructured.Unstructured{*objs.Workload, *objs.Service}
 	byDefault := printers.FormatDefault
 	if o.dryRun == submit.DryRunClient {
 		byDefault = printers.FormatYAML

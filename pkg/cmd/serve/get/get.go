@@ -79,7 +79,7 @@ func (o *Options) describe(d *serving.Document) error {
 		model = "the model_dir of job " + d.ModelFrom + ", " + d.Model
 	}
 	for _, kv := range [][2]string{
-		{"Name", d.Name}, {"Namespace", d.Namespace}, {"Framework", d.Framework}, {"State", state},
+		{"Name", d.Name}, {"Namespace", d.Namespace}, {"Framework", d.Framework}, {"Backend", d.Backend}, {"State", state},
 		{"Ready", fmt.Sprintf("%d/%d", d.Ready, d.Replicas)}, {"Model", model}, {"GPUs", strconv.FormatInt(d.GPUs, 10)},
 		{"Endpoint", d.Endpoint}, {"Created by", d.User}, {"Age", printers.Age(now, d.Created)},
 	} {
@@ -93,13 +93,13 @@ func (o *Options) describe(d *serving.Document) error {
 		header []string
 		rows   [][]string
 	}{
-		{"Versions", []string{"VERSION", "IMAGE", "TRAFFIC", "READY"}, nil},
+		{"Versions", []string{"VERSION", "IMAGE", "TRAFFIC", "READY", "OBJECT"}, nil},
 		{"Pods", []string{"NAME", "VERSION", "STATE", "READY", "RESTARTS", "NODE", "REASON"}, nil},
 		{"Conditions", []string{"VERSION", "TYPE", "STATUS", "REASON", "MESSAGE"}, nil},
 		{"Warnings", []string{"OBJECT", "REASON", "COUNT", "LAST SEEN", "MESSAGE"}, nil},
 	}
 	for _, v := range d.Versions {
-		sections[0].rows = append(sections[0].rows, []string{v.Name, v.Image, strconv.Itoa(v.Weight) + "%", fmt.Sprintf("%d/%d", v.Ready, v.Replicas)})
+		sections[0].rows = append(sections[0].rows, []string{v.Name, v.Image, strconv.Itoa(v.Weight) + "%", fmt.Sprintf("%d/%d", v.Ready, v.Replicas), v.Object})
 	}
 	for _, p := range d.Pods {
 		sections[1].rows = append(sections[1].rows, []string{p.Name, p.Version, p.State, strconv.FormatBool(p.Ready), strconv.Itoa(int(p.Restarts)), p.Node, p.Reason})

@@ -80,22 +80,26 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	version := doc.Versions[len(doc.Versions)-1].Name
+	if len(doc.Versions) == 0 {
+		return exit.NotFoundErrorf("serving %s has no pods yet: %s", o.Name, doc.Reason)
+	}
+	version := doc.Versions[len(doc.Versions)-1]
 	if o.Version != "" {
 		found := false
 		for _, v := range doc.Versions {
-			found = found || v.Name == o.Version
+			if v.Name == o.Version {
+				version, found = v, true
+			}
 		}
 		if !found {
 			return exit.NotFoundErrorf("serving %s has no version %s", o.Name, o.Version)
 		}
-		version = o.Version
 	}
 	// The engine follows one object: the newest version's Deployment (or
 	// --version's).
-	d, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, serving.DeploymentName(o.Name, version), metav1.GetOptions{})
+	d, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, version.Deployment, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("the Deployment of serving %s's %s: %w", o.Name, version, err)
+		return fmt.Errorf("the Deployment of serving %s's %s: %w", o.Name, version.Name, err)
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
 	if err != nil {

@@ -31,11 +31,15 @@ func Client(f *cmdutil.Factory) (*serving.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	dyn, err := f.DynamicClient()
+	if err != nil {
+		return nil, "", err
+	}
 	var gpus []string
 	if cfg.GPUResource != "" {
 		gpus = []string{cfg.GPUResource}
 	}
-	return &serving.Client{Kube: kc, GPUResources: gpus, Now: f.Now}, ns, nil
+	return &serving.Client{Kube: kc, Dynamic: dyn, GPUResources: gpus, Now: f.Now}, ns, nil
 }
 
 // CheckName refuses a name no serving can have (exit 2).
