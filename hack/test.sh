@@ -110,14 +110,20 @@ dump_cluster_logs() {
 
 # The tests of the backend choice again, on a cluster with only Kubeflow
 # Trainer v2 and on one with only the training-operator (each started and
-# stopped here, without the real node): submit pytorch must pick what each has.
+# stopped here, without the real node): submit pytorch must pick what each
+# has. Then the serving test on a cluster with the real KServe controller,
+# where serve create picks KServe (EASYAI_E2E_KSERVE=1 fails it if not).
 components_e2e() {
-  local comps status=0
+  local run comps tests status=0
   export EASYAI_REAL_NODE=0
-  for comps in trainer training-operator; do
+  for run in \
+    "trainer|TestSubmitPytorchPicksTheBackend|TestTrainJobResultAndWait" \
+    "training-operator|TestSubmitPytorchPicksTheBackend|TestTrainJobResultAndWait" \
+    "training-operator,kserve|TestServeAModelATeamMemberTrained"; do
+    comps=${run%%|*} tests=${run#*|}
     EASYAI_CLUSTER_COMPONENTS=$comps "$CLUSTER_HACK_DIR/up.sh" || return 1
-    EASYAI_CLUSTER_COMPONENTS=$comps go test -tags e2e -count=1 -timeout 10m -v ./test/e2e/commands/ \
-      -run 'TestSubmitPytorchPicksTheBackend|TestTrainJobResultAndWait' 2>&1 |
+    EASYAI_CLUSTER_COMPONENTS=$comps EASYAI_E2E_KSERVE=$(has_kserve "$comps") \
+      go test -tags e2e -count=1 -timeout 10m -v ./test/e2e/commands/ -run "$tests" 2>&1 |
       tee -a "$EASYAI_CACHE_DIR/e2e.log"
     status=${PIPESTATUS[0]}
     if [ "$status" != 0 ]; then dump_cluster_logs; fi
@@ -125,6 +131,7 @@ components_e2e() {
     [ "$status" = 0 ] || return "$status"
   done
 }
+has_kserve() { [[ ",$1," == *",kserve,"* ]] && echo 1 || echo 0; }
 
 # The cluster's components build in the background while the unit tests and
 # fuzzing run (make test on a machine that has not built them yet: minutes
@@ -136,7 +143,8 @@ prebuild() {
   cluster_running && return 0
   echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/})" >&2
   # (A session of its own, so that stopping it stops its go builds too.)
-  setsid "$CLUSTER_HACK_DIR/build.sh" >"$prebuild_log" 2>&1 &
+  # (KServe too, for the components phase's serving test.)
+  EASYAI_CLUSTER_COMPONENTS=$EASYAI_CLUSTER_COMPONENTS,kserve setsid "$CLUSTER_HACK_DIR/build.sh" >"$prebuild_log" 2>&1 &
   prebuild_pid=$!
 }
 wait_prebuild() {

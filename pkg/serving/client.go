@@ -68,11 +68,6 @@ func (c *Client) Create(ctx context.Context, objs *Objects, dryRun bool) (*Objec
 	} else if !exit.IsNotFound(err) {
 		return nil, err
 	}
-	if pending, err := c.inferenceServicesOf(ctx, ns, name); err != nil {
-		return nil, err
-	} else if len(pending) > 0 {
-		return nil, exists
-	}
 	made, err := b.create(ctx, w, dryRun)
 	switch {
 	case apierrors.IsAlreadyExists(err):
@@ -103,18 +98,50 @@ func (c *Client) Create(ctx context.Context, objs *Objects, dryRun bool) (*Objec
 	return out, nil
 }
 
-// inferenceServicesOf are the InferenceServices of serving name, for the
-// moments before KServe has made their Deployments. A cluster without
-// KServe, or a user who may not read them, has none.
-func (c *Client) inferenceServicesOf(ctx context.Context, namespace, name string) ([]unstructured.Unstructured, error) {
+// withPending adds to ds, the Deployments of selector's servings, a
+// stand-in for each InferenceService of those servings that KServe has not
+// made a Deployment of yet: nameless, controlled by it, with its labels,
+// annotations, replicas and containers, and no status. Without it a
+// serving on KServe would be missing, or miss its canary, for the moments
+// after create or update. A cluster without KServe, or a user who may not
+// read InferenceServices, has none.
+func (c *Client) withPending(ctx context.Context, namespace, selector string, ds []appsv1.Deployment) ([]appsv1.Deployment, error) {
 	if c.Dynamic == nil {
-		return nil, nil
+		return ds, nil
 	}
-	list, err := kserveBackend{dyn: c.Dynamic}.list(ctx, namespace, name)
+	list, err := c.Dynamic.Resource(InferenceServices).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-		return nil, nil
+		return ds, nil
 	}
-	return list, err
+	if err != nil {
+		return nil, err
+	}
+	made := map[string]bool{}
+	for i := range ds {
+		if b, object := c.workloadOf(&ds[i]); b.kind() == InferenceServiceKind {
+			made[ds[i].Namespace+"/"+object] = true
+		}
+	}
+	for i := range list.Items {
+		u := &list.Items[i]
+		if made[u.GetNamespace()+"/"+u.GetName()] {
+			continue
+		}
+		w := isvcWorkload{u}
+		n := w.replicas()
+		d := appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: u.GetNamespace(), Labels: u.GetLabels(), Annotations: u.GetAnnotations(),
+			CreationTimestamp: u.GetCreationTimestamp(), OwnerReferences: []metav1.OwnerReference{w.controllerRef()}}}
+		d.Spec.Replicas = &n
+		raw, _, _ := unstructured.NestedSlice(u.Object, "spec", "predictor", "containers")
+		for _, r := range raw {
+			var ct corev1.Container
+			if m, ok := r.(map[string]any); ok && runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ct) == nil {
+				d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, ct)
+			}
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -169,10 +196,14 @@ func (c *Client) List(ctx context.Context, namespace string, selector labels.Sel
 	if err != nil {
 		return nil, err
 	}
+	ds, err := c.withPending(ctx, namespace, sel, list.Items)
+	if err != nil {
+		return nil, err
+	}
 	by := map[string][]*appsv1.Deployment{}
 	var keys []string
-	for i := range list.Items {
-		d := &list.Items[i]
+	for i := range ds {
+		d := &ds[i]
 		key := d.Namespace + "/" + d.Labels[Label]
 		if _, ok := by[key]; !ok {
 			keys = append(keys, key)
@@ -222,6 +253,9 @@ func (c *Client) summarize(ds []*appsv1.Deployment) Summary {
 		s.Versions = append(s.Versions, Version{Name: jobmodel.OneLine(d.Labels[VersionLabel]), Object: strings.ToLower(b.kind()) + "/" + jobmodel.OneLine(object),
 			Deployment: d.Name, Image: image, Replicas: want, Ready: d.Status.ReadyReplicas})
 		state, reason := deploymentState(d, want)
+		if d.Name == "" {
+			state, reason = "Progressing", "KServe has not made the Deployment of InferenceService "+jobmodel.OneLine(object)+" yet (where it cannot, its controller's log says why)"
+		}
 		if state != "Available" && s.State != "Failed" {
 			s.State, s.Reason = state, reason
 		}
@@ -333,11 +367,6 @@ func (c *Client) Get(ctx context.Context, namespace, name string, notes io.Write
 // pods (two requests), what --wait, invoke, open and logs need.
 func (c *Client) state(ctx context.Context, namespace, name string) (*Document, error) {
 	vs, err := c.versions(ctx, namespace, name)
-	if exit.IsNotFound(err) {
-		if pending, perr := c.inferenceServicesOf(ctx, namespace, name); perr == nil && len(pending) > 0 {
-			return pendingDocument(namespace, name, pending), nil
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -457,24 +486,12 @@ func stuckReason(pods []Pod) string {
 // serving that does not exist is a not-found error.
 func (c *Client) Delete(ctx context.Context, namespace, name string) error {
 	vs, err := c.versions(ctx, namespace, name)
-	if err != nil && !exit.IsNotFound(err) {
-		return err
-	}
-	pending, perr := c.inferenceServicesOf(ctx, namespace, name)
-	if perr != nil {
-		return perr
-	}
-	if len(vs) == 0 && len(pending) == 0 {
+	if err != nil {
 		return err
 	}
 	for i := range vs {
 		b, object := c.workloadOf(&vs[i])
 		if err := b.delete(ctx, namespace, object); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	for _, u := range pending {
-		if err := c.inferenceServices().delete(ctx, namespace, u.GetName()); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
@@ -492,24 +509,6 @@ func (c *Client) Delete(ctx context.Context, namespace, name string) error {
 		return err
 	}
 	return nil
-}
-
-// pendingDocument is a serving whose InferenceServices KServe has not
-// made Deployments of yet: Progressing, with what KServe says.
-func pendingDocument(namespace, name string, isvcs []unstructured.Unstructured) *Document {
-	doc := &Document{APIVersion: DocumentAPIVersion, Kind: DocumentKind, Pods: []Pod{}, Conditions: []Condition{}, Events: []Event{},
-		Summary: Summary{Name: name, Namespace: namespace, Backend: BackendKServe, State: "Progressing", Versions: []Version{}}}
-	doc.Reason = "KServe has not made the Deployment of InferenceService " + jobmodel.OneLine(isvcs[0].GetName()) + " yet"
-	conds, _, _ := unstructured.NestedSlice(isvcs[0].Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == "Ready" && m["status"] == "False" {
-			if msg, _ := m["message"].(string); msg != "" {
-				doc.Reason += ": " + jobmodel.OneLine(msg)
-			}
-		}
-	}
-	return doc
 }
 
 // Wait waits until the serving is Available: nil then; a timeout error

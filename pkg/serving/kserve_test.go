@@ -132,6 +132,10 @@ func TestKServeVersions(t *testing.T) {
 	if version != "v2" || v2.GetLabels()[VersionLabel] != "v2" || v2.GetAnnotations()[CanaryAnnotation] != "50" || isvc(t, c, "bert-v1").GetAnnotations()[ReplicasBeforeAnnotation] != "2" {
 		t.Errorf("the canary: pods' version %q, labels %v, annotations %v", version, v2.GetLabels(), v2.GetAnnotations())
 	}
+	// Before KServe has made v2's Deployment, the serving has its canary.
+	if err := c.Scale(ctx, "team-a", "bert", 3); err == nil || !strings.Contains(err.Error(), "has a canary (v2)") {
+		t.Errorf("scale while KServe makes the canary: %v", err)
+	}
 	kserveMakes(t, c, "bert-v2")
 
 	if _, err := c.Promote(ctx, "team-a", "bert"); err != nil {

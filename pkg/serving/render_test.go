@@ -82,7 +82,10 @@ func TestBadSpecs(t *testing.T) {
 		`--ready-path "health"`:                   func(s *Spec) { s.ReadyPath = "health" },
 		"--port 9000: torchserve listens on 8080": func(s *Spec) { s.Framework, s.Port = Frameworks["torchserve"], 9000 },
 		"at most 48 with --backend kserve":        func(s *Spec) { s.Name, s.Backend = "b"+strings.Repeat("x", 48), BackendKServe },
-		"at most 58 (its versions' Deployments":   func(s *Spec) { s.Name = "b" + strings.Repeat("x", 58) },
+		`"bert-v99-predictor-team-a-of-a-very-long-name-indeed-and-more-xyz" is 65; choose a serving name of at most 2 characters`: func(s *Spec) {
+			s.Namespace, s.Backend = "team-a-of-a-very-long-name-indeed-and-more-xyz", BackendKServe
+		},
+		"at most 58 (its versions' Deployments": func(s *Spec) { s.Name = "b" + strings.Repeat("x", 58) },
 	} {
 		s := vllmSpec()
 		change(s)

@@ -62,6 +62,25 @@ const (
 	MaxKServeName = 63 - len("-v999-predictor")
 )
 
+// KServeHostFits says why KServe could not make a serving name of
+// namespace (nil: it can). KServe in RawDeployment mode names each
+// predictor's host by its domain template, NAME-vN-predictor-NAMESPACE
+// by default, and makes nothing while that is not a DNS label of at most 63
+// characters; it says so in its controller's log only, which a team member
+// does not read. Room is kept for versions up to v99.
+func KServeHostFits(name, namespace string) error {
+	host := name + "-v99-predictor-" + namespace
+	if len(host) <= 63 {
+		return nil
+	}
+	what := fmt.Sprintf("choose a serving name of at most %d characters in namespace %s", 63-len(host)+len(name), namespace)
+	if 63-len(host)+len(name) < 1 {
+		what = "the namespace's name leaves no room for one: use --backend deployment"
+	}
+	return fmt.Errorf("KServe names the serving's host NAME-vN-predictor-NAMESPACE (by its default domain template), a DNS label of at most 63 characters: %q is %d; %s",
+		host, len(host), what)
+}
+
 // Container is the name of the server's container.
 const Container = "server"
 
@@ -121,6 +140,11 @@ func (s *Spec) Validate() error {
 		return exit.UsageErrorf("serving name %q: %d characters, at most %d with --backend kserve (KServe names the Deployment NAME-vN-predictor, a DNS label of at most 63)", s.Name, n, MaxKServeName)
 	} else if n > MaxName {
 		return exit.UsageErrorf("serving name %q: %d characters, at most %d (its versions' Deployments are NAME-vN, DNS labels of at most 63)", s.Name, n, MaxName)
+	}
+	if s.Backend == BackendKServe && s.Namespace != "" {
+		if err := KServeHostFits(s.Name, s.Namespace); err != nil {
+			return exit.UsageErrorf("--backend kserve: %v", err)
+		}
 	}
 	if s.Image == "" {
 		return exit.UsageErrorf("--image is required: the image of the model server")

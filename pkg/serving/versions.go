@@ -53,17 +53,21 @@ func (ch Change) Validate() error {
 	return checkEnv(ch.Env)
 }
 
-// versions are the Deployments of the serving, oldest version first; a
-// serving with none is a not-found error (exit 3).
+// versions are the Deployments of the serving, oldest version first (with
+// stand-ins for InferenceServices KServe has not made one of yet:
+// withPending); a serving with none is a not-found error (exit 3).
 func (c *Client) versions(ctx context.Context, namespace, name string) ([]appsv1.Deployment, error) {
 	list, err := c.Kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{LabelSelector: Label + "=" + name})
 	if err != nil {
 		return nil, err
 	}
-	if len(list.Items) == 0 {
+	vs, err := c.withPending(ctx, namespace, Label+"="+name, list.Items)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) == 0 {
 		return nil, exit.NotFoundErrorf("serving %s not found in namespace %s (easyai serve list)", name, namespace)
 	}
-	vs := list.Items
 	sort.Slice(vs, func(i, j int) bool {
 		return versionNumber(vs[i].Labels[VersionLabel]) < versionNumber(vs[j].Labels[VersionLabel])
 	})

@@ -92,11 +92,28 @@ var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
 // pods can be created in it, and deletes it when the test ends.
 func (c *Cluster) Namespace(t testing.TB) string {
 	t.Helper()
+	return c.namespace(t, t.Name(), 40)
+}
+
+// ShortNamespace is Namespace, named after the last part of the test's
+// name only, in at most 12 characters: for what names things after their
+// namespace within 63 characters (KServe's hosts).
+func (c *Cluster) ShortNamespace(t testing.TB) string {
+	t.Helper()
+	name := t.Name()
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	return c.namespace(t, name, 12)
+}
+
+func (c *Cluster) namespace(t testing.TB, base string, maxBase int) string {
+	t.Helper()
 	suffix := make([]byte, 3)
 	_, _ = rand.Read(suffix)
-	base := strings.Trim(notDNS.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
-	if len(base) > 40 {
-		base = strings.Trim(base[:40], "-")
+	base = strings.Trim(notDNS.ReplaceAllString(strings.ToLower(base), "-"), "-")
+	if len(base) > maxBase {
+		base = strings.Trim(base[:maxBase], "-")
 	}
 	name := "e2e-" + base + "-" + hex.EncodeToString(suffix)
 	ctx := Context(t, time.Minute)

@@ -8,12 +8,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
@@ -39,19 +41,28 @@ type servingList struct {
 // (--wait), list and get show it, bad input exits 2 and creates nothing, a
 // serving that cannot be scheduled makes --wait exit 5 naming why, and
 // delete leaves nothing behind.
+//
+// The same test runs on the kserve backend where the cluster serves KServe
+// (--backend auto picks it then): hack/test.sh starts a cluster with the
+// real KServe controller for it and sets EASYAI_E2E_KSERVE=1, which makes
+// a cluster without KServe a failure rather than the deployment backend.
 func TestServeAModelATeamMemberTrained(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
+	kserve := served(t, c, inferenceServices)
+	if os.Getenv("EASYAI_E2E_KSERVE") == "1" && !kserve {
+		t.Fatal("EASYAI_E2E_KSERVE=1, but the cluster serves no serving.kserve.io/v1beta1 inferenceservices (EASYAI_CLUSTER_COMPONENTS without kserve?)")
+	}
 	for who, env := range map[string]func(ns string) []string{
 		"alice": func(ns string) []string { return []string{"KUBECONFIG=" + c.UserKubeconfig(t, "alice", ns)} },
 		"admin": func(string) []string { return nil },
 	} {
 		t.Run(who, func(t *testing.T) {
 			t.Parallel()
-			ns := c.Namespace(t)
+			ns := c.ShortNamespace(t)
 			c.BoundClaim(t, ns, "team-data")
 			applyExample(t, c, "rbac/easyai-user.yaml", ns)
-			serveLifecycle(t, c, ns, env(ns))
+			serveLifecycle(t, c, ns, env(ns), kserve)
 			if who == "alice" {
 				othersServing(t, ns, env(ns))
 			}
@@ -91,7 +102,10 @@ func waitServing(t *testing.T, run func(...string) easyai.Result, name, versions
 	}
 }
 
-func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
+// inferenceServices are KServe's.
+var inferenceServices = schema.GroupVersionResource{Group: "serving.kserve.io", Version: "v1beta1", Resource: "inferenceservices"}
+
+func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string, kserve bool) {
 	run := func(args ...string) easyai.Result {
 		t.Helper()
 		return easyai.RunWith(t, env, append([]string{"-n", ns}, args...)...)
@@ -103,7 +117,11 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 
 	res := run("serve", "create", "bert", "--framework", "vllm", "--image", "example.com/vllm:1", "--model-from", "tr",
 		"--gpus", "1", "--env", "HF_HUB_OFFLINE=1", "--wait", "--timeout", "2m").MustSucceed(t)
-	if res.Stdout != "serving bert created in namespace "+ns+"\n" || !strings.Contains(res.Stderr, "Backend: a Deployment and a Service") ||
+	backendLine := "Backend: a Deployment and a Service (the cluster serves no KServe)"
+	if kserve {
+		backendLine = "Backend: a KServe InferenceService (RawDeployment) and a Service (the cluster serves KServe"
+	}
+	if res.Stdout != "serving bert created in namespace "+ns+"\n" || !strings.Contains(res.Stderr, backendLine) ||
 		!strings.Contains(res.Stderr, "Serving bert is available: 1/1 replicas ready, at http://bert."+ns+".svc:8000") {
 		t.Errorf("create: stdout %q, stderr %q", res.Stdout, res.Stderr)
 	}
@@ -138,6 +156,13 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 		t.Errorf("GPU limit %v, want 1", q)
 	}
 
+	if kserve {
+		isvc, err := c.Dynamic.Resource(inferenceServices).Namespace(ns).Get(ctx, "bert-v1", metav1.GetOptions{})
+		if err != nil || main.Name != "kserve-container" || !strings.HasPrefix(pod.Name, "bert-v1-predictor-") {
+			t.Errorf("on KServe: InferenceService bert-v1 %v (%v), container %s, pod %s", isvc, err, main.Name, pod.Name)
+		}
+	}
+
 	var l servingList
 	if err := json.Unmarshal([]byte(run("serve", "list", "-o", "json").MustSucceed(t).Stdout), &l); err != nil {
 		t.Fatal(err)
@@ -151,13 +176,19 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 		t.Errorf("serve list: %q", out)
 	}
 	var doc struct {
-		State, Endpoint string
-		Pods            []struct{ Name, State string }
+		State, Endpoint, Backend string
+		Versions                 []struct{ Object, Deployment string }
+		Pods                     []struct{ Name, State string }
 	}
 	if err := json.Unmarshal([]byte(run("serve", "get", "bert", "-o", "json").MustSucceed(t).Stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.State != "Available" || doc.Endpoint != "http://bert."+ns+".svc:8000" || len(doc.Pods) != 1 || doc.Pods[0].State != "Running" {
+	wantBackend, wantObject, wantDeployment := "deployment", "deployment/bert-v1", "bert-v1"
+	if kserve {
+		wantBackend, wantObject, wantDeployment = "kserve", "inferenceservice/bert-v1", "bert-v1-predictor"
+	}
+	if doc.State != "Available" || doc.Endpoint != "http://bert."+ns+".svc:8000" || len(doc.Pods) != 1 || doc.Pods[0].State != "Running" ||
+		doc.Backend != wantBackend || len(doc.Versions) != 1 || doc.Versions[0].Object != wantObject || doc.Versions[0].Deployment != wantDeployment {
 		t.Errorf("serve get -o json: %+v", doc)
 	}
 
@@ -235,6 +266,9 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 		{[]string{"serve", "create", "p", "--image", "x:1", "--framework", "vllm", "--model-from", "nostore"}, "--model-from nostore: the job was submitted without --storage"},
 		{[]string{"serve", "create", "p", "--image", "x:1", "--framework", "vllm", "--backend", "kserve"}, "--backend kserve: the cluster serves no serving.kserve.io"},
 	} {
+		if kserve && strings.Contains(bad.want, "serves no serving.kserve.io") {
+			continue
+		}
 		r := run(bad.args...)
 		if r.Code != 2 || !strings.Contains(r.Stderr, bad.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", bad.args, r.Code, r.Stderr, bad.want)
@@ -262,13 +296,22 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string) {
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
+		ds, err0 := c.Kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving"})
 		rs, err1 := c.Kube.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving"})
 		ps, err2 := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving"})
-		if err1 == nil && err2 == nil && len(rs.Items) == 0 && len(ps.Items) == 0 {
+		isvcs := 0
+		if kserve {
+			l, err := c.Dynamic.Resource(inferenceServices).Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			isvcs = len(l.Items)
+		}
+		if err0 == nil && err1 == nil && err2 == nil && len(ds.Items) == 0 && len(rs.Items) == 0 && len(ps.Items) == 0 && isvcs == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after delete: ReplicaSets %v (%v), pods %v (%v) remain", rs, err1, ps, err2)
+			t.Fatalf("after delete: %d InferenceServices, Deployments %v (%v), ReplicaSets %v (%v), pods %v (%v) remain", isvcs, ds, err0, rs, err1, ps, err2)
 		}
 		time.Sleep(time.Second)
 	}

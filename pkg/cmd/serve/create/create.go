@@ -283,6 +283,8 @@ func (o *Options) chooseBackend(ctx context.Context) error {
 	switch {
 	case o.Backend == serving.BackendKServe && !served:
 		return exit.UsageErrorf("--backend kserve: the cluster serves no %s/%s (KServe is not installed): use --backend deployment", serving.KServeGroup, serving.KServeVersion)
+	case served && o.Backend == "auto" && serving.KServeHostFits(o.Spec.Name, o.Spec.Namespace) != nil:
+		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (the cluster serves KServe, but %v)\n", serving.KServeHostFits(o.Spec.Name, o.Spec.Namespace))
 	case served:
 		o.Spec.Backend = serving.BackendKServe
 		why := "--backend kserve"

@@ -80,9 +80,6 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(doc.Versions) == 0 {
-		return exit.NotFoundErrorf("serving %s has no pods yet: %s", o.Name, doc.Reason)
-	}
 	version := doc.Versions[len(doc.Versions)-1]
 	if o.Version != "" {
 		found := false
@@ -97,6 +94,9 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	// The engine follows one object: the newest version's Deployment (or
 	// --version's).
+	if version.Deployment == "" {
+		return exit.NotFoundErrorf("serving %s's %s has no pods yet: %s", o.Name, version.Name, doc.Reason)
+	}
 	d, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, version.Deployment, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("the Deployment of serving %s's %s: %w", o.Name, version.Name, err)
