@@ -85,6 +85,9 @@ func Needs(reg *kinds.Registry) []Need {
 		Need{Verb: "update", Group: "apps", Resource: "deployments", NeededBy: []string{"serve update", "serve promote", "serve rollback", "serve scale"}},
 		Need{Verb: "delete", Group: "apps", Resource: "deployments", NeededBy: []string{"serve delete", "serve promote", "serve rollback"}},
 		Need{Verb: "create", Resource: "services", NeededBy: []string{"serve create"}},
+		Need{Verb: "create", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve create on KServe", "serve update --canary on KServe"}},
+		Need{Verb: "update", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve update, promote, rollback, scale on KServe"}},
+		Need{Verb: "delete", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve delete, promote, rollback on KServe"}},
 	)
 }
 

@@ -27,7 +27,7 @@ func TestRenderGolden(t *testing.T) {
 	nfs := vllmSpec()
 	nfs.Name, nfs.Framework, nfs.Model = "tf", Frameworks["tfserving"], Model{NFS: &storage.NFS{Server: "nas", Path: "/export"}, SubPath: "m/1", Location: "nfs:nas:/export/m/1"}
 	nfs.GPUs, nfs.Env, nfs.NodeSelector, nfs.PullSecrets, nfs.ModelFrom = 0, nil, nil, nil, ""
-	custom := &Spec{Name: "echo", Namespace: "team-a", Framework: Frameworks["custom"], Image: "python:3.12", Replicas: 1,
+	custom := &Spec{Name: "echo", Namespace: "team-a", Framework: Frameworks["custom"], Image: "python:3.12", Replicas: 1, Queue: "serving",
 		Command: []string{"python", "-m", "http.server", "9000"}, Port: 9000, ReadyPath: "/", ShmSize: "1Gi",
 		Tolerations: []map[string]any{{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}},
 		Data:        []map[string]any{{"claim": "datasets", "mountPath": "/data", "readOnly": true}}}

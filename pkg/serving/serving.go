@@ -108,7 +108,10 @@ type Spec struct {
 	Data        []map[string]any
 	ShmSize     string
 	// Priority is the pods' PriorityClass ("": none).
-	Priority    string
+	Priority string
+	// Queue is a Volcano queue the pods are scheduled in ("": the default
+	// scheduler's).
+	Queue       string
 	PullSecrets []string
 	GPUResource string
 	// Model is the volume holding the model (none: the image has it).
@@ -255,6 +258,7 @@ func (s *Spec) values() map[string]any {
 		"serving": map[string]any{
 			"port": int64(s.port()), "readyPath": readyPath, "livePath": s.Framework.LivePath,
 			"selector": map[string]any{Label: s.Name, VersionLabel: FirstVersion},
+			"queue":    s.Queue,
 		},
 		"model": s.Model.values(s.Framework.ModelPath),
 	}

@@ -3,12 +3,14 @@ package submit
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 )
@@ -84,4 +86,14 @@ func (s *Submission) checkClusterObject(ctx context.Context, gvr schema.GroupVer
 		}
 	}
 	return exit.UsageErrorf("%s %s: the cluster has no %s %q (it has: %s)", flag, name, what, name, valid)
+}
+
+// CheckPlacementOf checks the Volcano queue and the PriorityClass that
+// something other than a job names (a serving), as a job's are checked:
+// served tells whether the cluster serves a resource, notes gets the
+// "not checked" lines.
+func CheckPlacementOf(ctx context.Context, dyn func() (dynamic.Interface, error), served func(context.Context, schema.GroupVersionResource) (bool, error), notes io.Writer, queue, priority string) error {
+	s := &Submission{Served: served, Dynamic: dyn}
+	s.Notes = notes
+	return s.checkPlacement(ctx, map[string]any{"runPolicy": map[string]any{"queue": queue}, "priorityClassName": priority})
 }

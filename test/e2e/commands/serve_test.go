@@ -284,9 +284,27 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string, k
 		t.Errorf("stuck: exit %d, stderr %q; want 5 naming Unschedulable", r.Code, r.Stderr)
 	}
 
+	// --queue: the pods are Volcano's, in that queue (Volcano's controller
+	// groups each, its scheduler places it); a queue the cluster lacks exits
+	// 2 where the user may read queues, and is said to be unchecked where not.
+	run("serve", "create", "queued", "--image", "example.com/srv:1", "--queue", "default", "--wait", "--timeout", "1m", "--", "serve").MustSucceed(t)
+	qpods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving=queued"})
+	if err != nil || len(qpods.Items) != 1 || qpods.Items[0].Spec.SchedulerName != "volcano" ||
+		qpods.Items[0].Annotations["scheduling.volcano.sh/queue-name"] != "default" || qpods.Items[0].Annotations["scheduling.k8s.io/group-name"] == "" {
+		t.Errorf("the pods of a serving in queue default: %+v (%v); want Volcano's, grouped, in queue default", qpods, err)
+	}
+	r = run("serve", "create", "noqueue", "--image", "example.com/srv:1", "--queue", "nosuch", "--", "serve")
+	switch {
+	case r.Code == 2 && strings.Contains(r.Stderr, `--queue nosuch: the cluster has no Volcano queue "nosuch" (it has: default`):
+	case r.Code == 0 && strings.Contains(r.Stderr, "Volcano queue nosuch not checked (you may not read queues.scheduling.volcano.sh"):
+		run("serve", "delete", "noqueue", "--yes").MustSucceed(t)
+	default:
+		t.Errorf("--queue nosuch: exit %d, stderr %q; want 2 naming the queues, or a line saying it was not checked", r.Code, r.Stderr)
+	}
+
 	// delete leaves nothing behind.
 	ctx = cluster.Context(t, 2*time.Minute)
-	for _, name := range []string{"bert", "stuck"} {
+	for _, name := range []string{"bert", "stuck", "queued"} {
 		if out := run("serve", "delete", name, "--yes").MustSucceed(t).Stdout; out != "serving "+name+" deleted from namespace "+ns+"\n" {
 			t.Errorf("delete %s: %q", name, out)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmd/serve/serveargs"
@@ -128,6 +129,7 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	fl.StringArrayVar(&o.Data, "data", nil, "mount a claim of the namespace, PVC:/mount/path[:ro]; repeatable")
 	fl.StringVar(&s.ShmSize, "shm-size", "", "size of /dev/shm (a memory volume), e.g. 8Gi")
 	fl.StringVar(&s.Priority, "priority", "", "the PriorityClass of the pods")
+	fl.StringVar(&s.Queue, "queue", "", "a Volcano queue to schedule the pods in (default: none, the default scheduler)")
 	fl.StringArrayVar(&s.PullSecrets, "image-pull-secret", nil, "a Secret of the namespace to pull the image with; repeatable")
 	fl.StringVar(&o.Backend, "backend", "auto", "what the serving is made of: auto, deployment, kserve")
 	cmdutil.AddWaitFlags(cmd, &o.Wait, "wait until every replica is ready", &o.Timeout, 10*time.Minute)
@@ -164,6 +166,11 @@ func (o *Options) Validate() error {
 	if o.ModelFrom != "" {
 		if _, err := kinds.ParseRef(o.Factory.Kinds, o.ModelFrom, ""); err != nil {
 			return exit.UsageErrorf("--model-from %q: %v", o.ModelFrom, err)
+		}
+	}
+	if o.Spec.Queue != "" {
+		if err := submit.CheckObjectName("queue")("--queue", o.Spec.Queue); err != nil {
+			return err
 		}
 	}
 	if o.Spec.Priority != "" {
@@ -221,6 +228,11 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.chooseBackend(ctx); err != nil {
 		return err
 	}
+	if o.dryRun != submit.DryRunClient {
+		if err := submit.CheckPlacementOf(ctx, o.Factory.DynamicClient, o.served, o.IO.ErrOut, o.Spec.Queue, o.Spec.Priority); err != nil {
+			return err
+		}
+	}
 	if err := o.fillUser(ctx); err != nil {
 		return err
 	}
@@ -268,13 +280,8 @@ func (o *Options) chooseBackend(ctx context.Context) error {
 		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (a client dry run asks the cluster nothing; --backend kserve to render KServe's)\n")
 		return nil
 	}
-	kc, err := o.Factory.KubeClient()
+	served, err := o.served(ctx, serving.InferenceServices)
 	if err != nil {
-		return err
-	}
-	_, err = kc.Discovery().ServerResourcesForGroupVersion(serving.KServeGroup + "/" + serving.KServeVersion)
-	served := err == nil
-	if err != nil && !apierrors.IsNotFound(err) {
 		if o.Backend == serving.BackendKServe {
 			return fmt.Errorf("--backend kserve: asking the cluster whether it serves %s: %w", serving.KServeGroup, err)
 		}
@@ -296,6 +303,28 @@ func (o *Options) chooseBackend(ctx context.Context) error {
 		fmt.Fprintf(o.IO.ErrOut, "Backend: a Deployment and a Service (the cluster serves no KServe)\n")
 	}
 	return nil
+}
+
+// served tells whether the cluster serves a resource (discovery, which
+// every user may read).
+func (o *Options) served(_ context.Context, gvr schema.GroupVersionResource) (bool, error) {
+	kc, err := o.Factory.KubeClient()
+	if err != nil {
+		return false, err
+	}
+	list, err := kc.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // fillUser records who creates the serving (for a client dry run, the
