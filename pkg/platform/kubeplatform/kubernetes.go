@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -187,19 +186,11 @@ func (p *Platform) served(ctx context.Context, gvr schema.GroupVersionResource) 
 	if err != nil {
 		return false, err
 	}
-	resources, err := kc.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, nil
-	case err != nil:
+	ok, err := kube.Served(kc, gvr)
+	if err != nil {
 		return false, fmt.Errorf("asking the cluster whether it serves %s: %w", gvr.GroupResource(), err)
 	}
-	for _, r := range resources.APIResources {
-		if r.Name == gvr.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
+	return ok, nil
 }
 
 // Find finds the job in the namespace (every kind when ref names none).

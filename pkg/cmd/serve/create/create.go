@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/serving"
 	"github.com/easyai-dev/easyai/pkg/submit"
@@ -312,19 +312,7 @@ func (o *Options) served(_ context.Context, gvr schema.GroupVersionResource) (bo
 	if err != nil {
 		return false, err
 	}
-	list, err := kc.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, nil
-	case err != nil:
-		return false, err
-	}
-	for _, r := range list.APIResources {
-		if r.Name == gvr.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
+	return kube.Served(kc, gvr)
 }
 
 // fillUser records who creates the serving (for a client dry run, the
