@@ -35,6 +35,7 @@ import (
 	logscmd "github.com/easyai-dev/easyai/pkg/cmd/logs"
 	notebookcmd "github.com/easyai-dev/easyai/pkg/cmd/notebook"
 	opencmd "github.com/easyai-dev/easyai/pkg/cmd/open"
+	pipelinecmd "github.com/easyai-dev/easyai/pkg/cmd/pipeline"
 	portforwardcmd "github.com/easyai-dev/easyai/pkg/cmd/portforward"
 	prunecmd "github.com/easyai-dev/easyai/pkg/cmd/prune"
 	queuecmd "github.com/easyai-dev/easyai/pkg/cmd/queue"
@@ -191,6 +192,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			topcmd.NewCmdTop(f),
 			queuecmd.NewCmdQueue(f),
 			runtimescmd.NewCmdRuntimes(f, nil),
+			pipelinecmd.NewCmdPipeline(f),
 			notebookcmd.NewCmdNotebook(f),
 			servecmd.NewCmdServe(f),
 		}},
