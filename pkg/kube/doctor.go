@@ -88,6 +88,11 @@ func Needs(reg *kinds.Registry) []Need {
 		Need{Verb: "create", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve create on KServe", "serve update --canary on KServe"}},
 		Need{Verb: "update", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve update, promote, rollback, scale on KServe"}},
 		Need{Verb: "delete", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve delete, promote, rollback on KServe"}},
+		Need{Verb: "create", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline run"}},
+		Need{Verb: "list", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline list", "pipeline get", "pipeline wait"}},
+		Need{Verb: "delete", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline delete"}},
+		Need{Verb: "create", Group: "flow.volcano.sh", Resource: "jobtemplates", NeededBy: []string{"pipeline run"}},
+		Need{Verb: "update", Group: "flow.volcano.sh", Resource: "jobtemplates", NeededBy: []string{"pipeline run"}},
 	)
 }
 
