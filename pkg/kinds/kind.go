@@ -116,6 +116,17 @@ type RuntimeLister interface {
 // no runtimes at all: what defines them is not installed.
 var ErrNoRuntimes = errors.New("the cluster serves no runtimes")
 
+// VolcanoFramework is a Kind whose jobs can run as Volcano Jobs, with one
+// of Volcano's framework plugins (a TFJob: its tensorflow plugin): a
+// pipeline's step of the kind runs so, Volcano's JobFlow making Volcano Jobs
+// only. The volcano kind itself is one, of no plugin.
+type VolcanoFramework interface {
+	// VolcanoFramework is the plugin ("" for the volcano kind) and, for
+	// the kind's roles whose task has another name, that name (an MPIJob's
+	// launcher is the mpi plugin's master).
+	VolcanoFramework() (framework string, tasks map[string]string)
+}
+
 // NoPriorityClass is a kind whose API cannot set its pods' PriorityClass
 // (a TrainJob: its runtime decides): submit leaves the configuration's
 // priority-class out of its values rather than fail.

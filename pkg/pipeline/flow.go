@@ -11,6 +11,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/storage"
 )
 
@@ -45,29 +46,33 @@ func JobName(pipeline, step string) string { return pipeline + "-" + TemplateNam
 const MaxJobName = 47
 
 // asVolcano is a step's job file as a Volcano Job file: a volcano job as
-// it is; a tf, pytorch or mpi job as a Volcano Job with that framework's
-// plugin, its roles as tasks (mpi's launcher as Volcano's master). Any
-// other kind cannot be a Volcano Job, which is all a JobFlow runs.
-func asVolcano(source, step, kind string, data []byte) ([]byte, error) {
+// it is; a job of a kind that can run as a Volcano Job with a framework's
+// plugin (kinds.VolcanoFramework: tf, pytorch, mpi) as one, its roles as
+// tasks. Any other kind cannot be a Volcano Job, which is all a JobFlow
+// runs.
+func asVolcano(source, step string, kind kinds.Kind, data []byte) ([]byte, error) {
+	vf, ok := kind.(kinds.VolcanoFramework)
+	if !ok {
+		return nil, exit.UsageErrorf("%s: step %s is a %s job: a pipeline's steps run as Volcano Jobs (Volcano's JobFlow creates nothing else), and a %s job cannot be one", source, step, kind.Name(), kind.Name())
+	}
+	framework, tasks := vf.VolcanoFramework()
+	if framework == "" {
+		return data, nil
+	}
 	var job map[string]any
 	if err := yaml.Unmarshal(data, &job); err != nil {
 		return nil, exit.UsageErrorf("%s: %v", source, err)
-	}
-	framework := map[string]string{"tf": "tensorflow", "pytorch": "pytorch", "mpi": "mpi"}[kind]
-	switch {
-	case kind == "volcano":
-		return data, nil
-	case framework == "":
-		return nil, exit.UsageErrorf("%s: step %s is a %s job: a pipeline's steps run as Volcano Jobs (Volcano's JobFlow creates nothing else), and a %s job cannot be one; use kind volcano, tf, pytorch or mpi", source, step, kind, kind)
 	}
 	job["kind"] = "volcano"
 	if _, set := job["framework"]; !set {
 		job["framework"] = framework
 	}
 	if roles, ok := job["roles"].(map[string]any); ok {
-		if l, ok := roles["launcher"]; ok && kind == "mpi" {
-			roles["master"] = l
-			delete(roles, "launcher")
+		for role, task := range tasks {
+			if r, ok := roles[role]; ok {
+				roles[task] = r
+				delete(roles, role)
+			}
 		}
 		job["tasks"] = roles
 		delete(job, "roles")
@@ -94,7 +99,7 @@ type Plan struct {
 // by kindOf, its file read by jobFile) and makes the pipeline's objects. A
 // step with pretrainedFrom mounts that step's model_dir: the upstream's job
 // directory, known once it is rendered, on the same storage.
-func Build(ctx context.Context, f *File, source, namespace string, kindOf func(data []byte) (string, error),
+func Build(ctx context.Context, f *File, source, namespace string, kindOf func(data []byte) (kinds.Kind, error),
 	jobFile func(*Step) (string, []byte, error), render RenderStep, meta Meta) (*Plan, error) {
 	p := &Plan{Name: f.Name, Namespace: namespace}
 	rendered := map[string]storage.Values{}

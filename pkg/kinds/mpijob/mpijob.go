@@ -77,3 +77,9 @@ func (Kind) SubmitFlags(fs *pflag.FlagSet) kinds.KindValues {
 		return values, nil
 	}
 }
+
+// VolcanoFramework: an MPIJob runs as a Volcano Job with the mpi plugin,
+// its launcher as the plugin's master task (kinds.VolcanoFramework).
+func (Kind) VolcanoFramework() (string, map[string]string) {
+	return "mpi", map[string]string{"launcher": "master"}
+}

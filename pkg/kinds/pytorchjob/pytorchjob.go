@@ -84,3 +84,8 @@ func (k Kind) SubmitBackend(ctx context.Context, flags *pflag.FlagSet, probe kin
 	on := trainjob.OnTrainer{Kind: trainjob.New(), Of: k.Name(), ChartName: "pytorchjob-trainer", Runtime: "torch-distributed"}
 	return trainjob.ChooseBackend(ctx, k, on, flags, probe)
 }
+
+// VolcanoFramework: a PyTorchJob runs as a Volcano Job with the pytorch
+// plugin, whose tasks master and worker are its roles
+// (kinds.VolcanoFramework).
+func (Kind) VolcanoFramework() (string, map[string]string) { return "pytorch", nil }

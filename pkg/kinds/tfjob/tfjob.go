@@ -87,3 +87,8 @@ func boolToInt(b bool) int {
 	}
 	return 0
 }
+
+// VolcanoFramework: a TFJob runs as a Volcano Job with the tensorflow
+// plugin, whose tasks chief, ps, worker and evaluator are its roles
+// (kinds.VolcanoFramework).
+func (Kind) VolcanoFramework() (string, map[string]string) { return "tensorflow", nil }

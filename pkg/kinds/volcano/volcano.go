@@ -512,3 +512,6 @@ func taskIndex(p *corev1.Pod, jobName, task string) (int, bool) {
 	n, err := strconv.Atoi(rest)
 	return n, err == nil
 }
+
+// VolcanoFramework: a Volcano Job is one as it is (kinds.VolcanoFramework).
+func (Kind) VolcanoFramework() (string, map[string]string) { return "", nil }

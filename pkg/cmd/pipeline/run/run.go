@@ -16,6 +16,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
+	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/pipeline"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/render"
@@ -169,12 +170,8 @@ func (o *Options) user(ctx context.Context) (string, error) {
 }
 
 // kindOf is the kind a step's job file names.
-func (o *Options) kindOf(data []byte) (string, error) {
-	k, err := submit.KindOfJobFile(o.Factory.Kinds, render.ValueFile{Name: o.File, Data: data})
-	if err != nil {
-		return "", err
-	}
-	return k.Name(), nil
+func (o *Options) kindOf(data []byte) (kinds.Kind, error) {
+	return submit.KindOfJobFile(o.Factory.Kinds, render.ValueFile{Name: o.File, Data: data})
 }
 
 // jobFile is a step's job file: the file it names, relative to the
