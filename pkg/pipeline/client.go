@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -78,11 +79,17 @@ func (c *Client) Create(ctx context.Context, p *Plan, dryRun bool) error {
 		return nil
 	}
 	for _, name := range made {
-		t, err := templates.Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
+		// Volcano's JobTemplate controller writes the templates too: again
+		// on a conflict.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			t, err := templates.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
 			ownedBy(t, flow)
 			_, err = templates.Update(ctx, t, metav1.UpdateOptions{FieldManager: "easyai"})
-		}
+			return err
+		})
 		if err != nil {
 			undo()
 			return fmt.Errorf("handing JobTemplate %s to the JobFlow (nothing was left created): %w", name, err)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,7 +83,7 @@ func asVolcano(source, step string, kind kinds.Kind, data []byte) ([]byte, error
 
 // RenderStep renders the job of step (a Volcano Job file) named name, with
 // set (--set KEY=VALUE) over the file's values: the cmd layer's submit, as
-// a client dry run.
+// a dry run.
 type RenderStep func(ctx context.Context, step, name string, file []byte, fileName string, set []string) (*unstructured.Unstructured, error)
 
 // Plan is a pipeline as it is created: its JobFlow, a JobTemplate per
@@ -130,6 +131,9 @@ func Build(ctx context.Context, f *File, source, namespace string, kindOf func(d
 		}
 		job, err := render(ctx, s.Name, jobName, data, fileName, set)
 		if err != nil {
+			if !strings.Contains(err.Error(), "step "+s.Name) {
+				err = fmt.Errorf("%s: step %s: %w", source, s.Name, err)
+			}
 			return nil, err
 		}
 		if v, err := storage.Of(job); err == nil {

@@ -91,6 +91,8 @@ func TestExamples(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
 	ns := c.Namespace(t)
+	// The claim the examples with a storage name.
+	c.BoundClaim(t, ns, "team-data")
 	easyai.Binary(t)
 	reg := registry.Default()
 	jobs := exampleJobs(t, reg)
@@ -127,6 +129,25 @@ func TestExamples(t *testing.T) {
 			if obj.APIVersion == "" || obj.Kind == "" || obj.Metadata.Name != job.name || obj.Metadata.Namespace != ns {
 				t.Errorf("examples/%s: the dry run gave %s %s %s/%s, want the job %s in %s",
 					job.path, obj.APIVersion, obj.Kind, obj.Metadata.Namespace, obj.Metadata.Name, job.name, ns)
+			}
+		})
+	}
+	pipelines, _ := filepath.Glob(filepath.Join(examplesDir, "*", "pipeline.yaml"))
+	if len(pipelines) == 0 {
+		t.Errorf("no pipeline file under %s", examplesDir)
+	}
+	for _, path := range pipelines {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			r := easyai.Run(t, "pipeline", "run", "-n", ns, "-f", path, "--dry-run=server", "-o", "json")
+			if r.Code != 0 {
+				t.Fatalf("%s: pipeline run --dry-run=server exited %d:\n%s", path, r.Code, r.Stderr)
+			}
+			var list struct {
+				Items []struct{ Kind string } `json:"items"`
+			}
+			if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil || len(list.Items) < 2 || list.Items[0].Kind != "JobFlow" || list.Items[1].Kind != "JobTemplate" {
+				t.Errorf("%s: the dry run printed %+v (%v); want a JobFlow and its JobTemplates", path, list, err)
 			}
 		})
 	}

@@ -186,14 +186,20 @@ func (o *Options) jobFile(s *pipeline.Step) (string, []byte, error) {
 	})
 }
 
-// renderStep renders a step's job as "submit -f" would, as a client dry
-// run: the same values, checks and messages, named and labelled as the
-// pipeline's.
+// renderStep renders a step's job as "submit -f" would, as a dry run: the
+// same values, checks and messages, named and labelled as the pipeline's.
+// Unless the whole run is a client dry run, it is a server dry run: the API
+// server and Volcano's admission check each step's job now (its claim, its
+// queue), not when the JobFlow creates it, where a refusal would be said
+// only in the JobFlow controller's log.
 func (o *Options) renderStep(pipelineName string) pipeline.RenderStep {
 	return func(ctx context.Context, step, name string, file []byte, fileName string, set []string) (*unstructured.Unstructured, error) {
 		req := &submit.JobRequest{
-			Kinds: o.Factory.Kinds, JobFiles: []render.ValueFile{{Name: fileName, Data: file}}, Set: set, DryRun: submit.DryRunClient,
+			Kinds: o.Factory.Kinds, JobFiles: []render.ValueFile{{Name: fileName, Data: file}}, Set: set, DryRun: submit.DryRunServer,
 			Flags: submit.Flags{Name: name, Experiment: pipelineName, Labels: []string{pipeline.Label + "=" + pipelineName, pipeline.StepLabel + "=" + step}},
+		}
+		if o.dryRun == submit.DryRunClient {
+			req.DryRun = submit.DryRunClient
 		}
 		req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
 		if err := cmdutil.CompleteSubmission(o.Factory, req); err != nil {
