@@ -181,6 +181,7 @@ func (c *Client) get(ctx context.Context, k kinds.Kind, namespace, name string) 
 	if err != nil {
 		return nil, err
 	}
+	c.fromTemplate(ctx, k, obj)
 	return obj, nil
 }
 

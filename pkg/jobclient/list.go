@@ -234,6 +234,8 @@ func (c *Client) listKind(ctx context.Context, k kinds.Kind, opts *ListOptions, 
 		}
 		summaries = append(summaries, rest...)
 	}
+	c.summariesFromTemplates(ctx, k, summaries)
+	summaries = append(summaries, c.madeFromTemplates(ctx, k, opts.Namespace, list.LabelSelector, keep)...)
 	out := make([]Listed, len(summaries))
 	for i, s := range summaries {
 		out[i] = Listed{Kind: k, Summary: s}

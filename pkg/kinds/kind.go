@@ -127,6 +127,19 @@ type VolcanoFramework interface {
 	VolcanoFramework() (framework string, tasks map[string]string)
 }
 
+// Templated is a Kind whose jobs a controller may make from a template of
+// easyai's (a Volcano Job made by a JobFlow from a pipeline step's
+// JobTemplate), copying its spec but not its labels and annotations: easyai
+// reads those from the template.
+type Templated interface {
+	// Template is the resource of such templates and the name of the one
+	// the job of these labels, in namespace, was made from ("": none).
+	Template(labels map[string]string, namespace string) (schema.GroupVersionResource, string)
+	// MadeFrom is a label selector of the jobs of namespace made from the
+	// templates names.
+	MadeFrom(namespace string, names []string) string
+}
+
 // NoPriorityClass is a kind whose API cannot set its pods' PriorityClass
 // (a TrainJob: its runtime decides): submit leaves the configuration's
 // priority-class out of its values rather than fail.

@@ -267,6 +267,8 @@ func Dynamic(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	}
 	// The metrics API's pod metrics (top job); empty unless a test adds some.
 	listKinds[schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods"}] = "PodMetricsList"
+	// Volcano's JobTemplates, whose jobs a JobFlow makes (a pipeline's steps).
+	listKinds[schema.GroupVersionResource{Group: "flow.volcano.sh", Version: "v1alpha1", Resource: "jobtemplates"}] = "JobTemplateList"
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
 }
 

@@ -515,3 +515,31 @@ func taskIndex(p *corev1.Pod, jobName, task string) (int, bool) {
 
 // VolcanoFramework: a Volcano Job is one as it is (kinds.VolcanoFramework).
 func (Kind) VolcanoFramework() (string, map[string]string) { return "", nil }
+
+// createdByJobTemplate is the label Volcano's JobFlow controller puts on a
+// job it makes: NAMESPACE.JOBTEMPLATE.
+const createdByJobTemplate = "volcano.sh/createdByJobTemplate"
+
+// JobTemplates are Volcano's (flow.volcano.sh), which a JobFlow makes jobs of.
+var JobTemplates = schema.GroupVersionResource{Group: "flow.volcano.sh", Version: "v1alpha1", Resource: "jobtemplates"}
+
+// Template is the JobTemplate a JobFlow made the job of these labels from
+// (kinds.Templated): its spec only is copied onto the job, and a pipeline's
+// step keeps its labels and annotations there.
+func (Kind) Template(labels map[string]string, namespace string) (schema.GroupVersionResource, string) {
+	ns, name, ok := strings.Cut(labels[createdByJobTemplate], ".")
+	if !ok || ns != namespace || name == "" {
+		return JobTemplates, ""
+	}
+	return JobTemplates, name
+}
+
+// MadeFrom selects the jobs a JobFlow made from the JobTemplates names of
+// namespace (kinds.Templated).
+func (Kind) MadeFrom(namespace string, names []string) string {
+	values := make([]string, len(names))
+	for i, n := range names {
+		values[i] = namespace + "." + n
+	}
+	return createdByJobTemplate + " in (" + strings.Join(values, ",") + ")"
+}

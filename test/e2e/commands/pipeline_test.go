@@ -156,6 +156,35 @@ func pipelineSucceeds(t *testing.T, c *cluster.Cluster, ns string, run func(...s
 	if out := run("pipeline", "get", "ok").MustSucceed(t).Stdout; !strings.Contains(out, "    c") || !strings.Contains(out, "vcjob/ok-ok-c") {
 		t.Errorf("pipeline get: c indented under b, with its job:\n%s", out)
 	}
+	// The steps' jobs are the pipeline's to every job command: the
+	// experiment and the user submit records, read from their templates.
+	var listed struct {
+		Items []struct{ Name, Experiment, User string }
+	}
+	if err := json.Unmarshal([]byte(run("list", "-o", "json").MustSucceed(t).Stdout), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed.Items) != 4 {
+		t.Errorf("easyai list: %+v; want the 4 steps' jobs", listed.Items)
+	}
+	for _, j := range listed.Items {
+		if j.Experiment != "ok" || j.User == "" {
+			t.Errorf("easyai list: job %s of experiment %q, user %q; want the pipeline's, and who ran it", j.Name, j.Experiment, j.User)
+		}
+	}
+	if out := run("experiments").MustSucceed(t).Stdout; !strings.HasPrefix(out, "ok	") {
+		t.Errorf("easyai experiments: %q", out)
+	}
+	var got struct {
+		Experiment string
+		Storage    struct{ JobDir string } `json:"storage"`
+	}
+	if err := json.Unmarshal([]byte(run("get", "vcjob/ok-ok-a", "-o", "json").MustSucceed(t).Stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Experiment != "ok" {
+		t.Errorf("easyai get vcjob/ok-ok-a -o json: experiment %q", got.Experiment)
+	}
 	run("pipeline", "delete", "ok", "--yes").MustSucceed(t)
 	cluster.Eventually(t, 90*time.Second, "the pipeline's objects gone", func(ctx context.Context) (bool, error) {
 		n := 0
