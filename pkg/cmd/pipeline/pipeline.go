@@ -10,6 +10,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/pipeline/get"
 	"github.com/easyai-dev/easyai/pkg/cmd/pipeline/list"
 	"github.com/easyai-dev/easyai/pkg/cmd/pipeline/logs"
+	"github.com/easyai-dev/easyai/pkg/cmd/pipeline/retry"
 	"github.com/easyai-dev/easyai/pkg/cmd/pipeline/run"
 	"github.com/easyai-dev/easyai/pkg/cmd/pipeline/wait"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -30,8 +31,9 @@ running (docs/pipelines.md).`,
   easyai pipeline list
   easyai pipeline get mnist-pipeline
   easyai pipeline logs mnist-pipeline train -f
+  easyai pipeline retry mnist-pipeline --from train --wait
   easyai pipeline delete mnist-pipeline --yes`,
 	}
-	cmd.AddCommand(run.NewCmdRun(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), wait.NewCmdWait(f, nil), logs.NewCmdLogs(f), deletecmd.NewCmdDelete(f, nil))
+	cmd.AddCommand(run.NewCmdRun(f, nil), list.NewCmdList(f, nil), get.NewCmdGet(f, nil), wait.NewCmdWait(f, nil), logs.NewCmdLogs(f), retry.NewCmdRetry(f, nil), deletecmd.NewCmdDelete(f, nil))
 	return cmd
 }

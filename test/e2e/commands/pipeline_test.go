@@ -223,6 +223,41 @@ func pipelineFails(t *testing.T, c *cluster.Cluster, ns string, run func(...stri
 	if r := run("pipeline", "logs", "bad", "c"); r.Code != 3 || !strings.Contains(r.Stderr, "step c of pipeline bad has no job: never created") {
 		t.Errorf("pipeline logs of a step never created: exit %d, stderr %q", r.Code, r.Stderr)
 	}
+	// retry --from b: a new pipeline of b, c and d only, b starting from
+	// the model_dir a wrote in the first run.
+	if r := run("pipeline", "retry", "bad", "--from", "c"); r.Code != 2 || !strings.Contains(r.Stderr, "--from c: step b, which runs before it, has not succeeded (Failed): retry from b") {
+		t.Errorf("retry --from c: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	if out := run("pipeline", "retry", "bad", "--from", "b").MustSucceed(t).Stdout; out != "pipeline bad-r2 created in namespace "+ns+": 3 steps\n" {
+		t.Errorf("retry --from b: %q", out)
+	}
+	var again pipelineDoc
+	if err := json.Unmarshal([]byte(run("pipeline", "get", "bad-r2", "-o", "json").MustSucceed(t).Stdout), &again); err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, s := range again.Steps {
+		steps = append(steps, s.Name+"<"+strings.Join(s.After, ","))
+	}
+	if got := strings.Join(steps, " "); got != "b< c<b d<b" {
+		t.Errorf("the retry's steps: %s", got)
+	}
+	aTmpl, err := c.Dynamic.Resource(jobTemplates).Namespace(ns).Get(ctx, "bad-a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bTmpl, err := c.Dynamic.Resource(jobTemplates).Namespace(ns).Get(ctx, "bad-r2-b", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal(bTmpl.Object["spec"])
+	if aDir := aTmpl.GetAnnotations()["easyai.io/job-dir"]; aDir == "" || !strings.Contains(string(spec), `"subPath":"flows/`+aDir+`/model_dir"`) {
+		t.Errorf("the retried b does not start from the first run's a (%s): %s", aDir, spec)
+	}
+	if r := run("pipeline", "wait", "bad-r2", "--timeout", "2m"); r.Code != 4 || !strings.Contains(r.Stderr, "step b failed; c, d will never run") {
+		t.Errorf("wait of the retry, whose b fails again: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	run("pipeline", "delete", "bad-r2", "--yes").MustSucceed(t)
 	run("pipeline", "delete", "bad", "--yes").MustSucceed(t)
 }
 
