@@ -31,6 +31,8 @@ require (
 
 require github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2
 
+require github.com/robfig/cron/v3 v3.0.1
+
 require (
 	dario.cat/mergo v1.0.1 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect

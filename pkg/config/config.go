@@ -34,6 +34,7 @@ const (
 	KeyStorage         = "storage"
 	KeyNotify          = "notify"
 	KeyNotebookImage   = "notebook-image"
+	KeyCronImage       = "cron-image"
 	KeyGPUResources    = "gpu-resources"
 	KeyPreemptible     = "preemptible-priority-class"
 )
@@ -49,6 +50,7 @@ var Keys = map[string]string{
 	KeyCluster:         "the default target, a timaker cluster of the file (config set-cluster); unset: the kubeconfig's context",
 	KeyStorage:         "the team's shared storage of jobs submitted without --storage, and of upload: pvc:CLAIM[:/prefix] or nfs:SERVER:/export[:/prefix] (docs/storage.md)",
 	KeyNotebookImage:   "image of notebooks created without --image (it must run jupyter lab)",
+	KeyCronImage:       "image of easyai itself that a schedule's launcher runs (easyai cron create without --image)",
 	KeyNotify:          "webhooks wait and submit --wait notify without --notify: " + notify.Form + ", separated by spaces; secrets, shown as scheme and host only (docs/notifications.md)",
 	KeyGPUResources:    "more extended resources top node counts as GPUs, besides gpu-resource, comma-separated (e.g. nvidia.com/mig-1g.10gb,amd.com/gpu)",
 	KeyPreemptible:     "the low PriorityClass of jobs submitted with --preemptible",
@@ -73,6 +75,7 @@ type Config struct {
 	Labels        map[string]string `json:"labels,omitempty"`
 	FetcherImage  string            `json:"fetcher-image,omitempty"`
 	NotebookImage string            `json:"notebook-image,omitempty"`
+	CronImage     string            `json:"cron-image,omitempty"`
 	// GPUResources are more resources top node counts as GPUs (a comma
 	// list; GPUResourceNames resolves it).
 	GPUResources string `json:"gpu-resources,omitempty"`
@@ -115,6 +118,8 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.FetcherImage, true
 	case KeyNotebookImage:
 		return c.NotebookImage, true
+	case KeyCronImage:
+		return c.CronImage, true
 	case KeyGPUResources:
 		return c.GPUResources, true
 	case KeyPreemptible:
@@ -152,6 +157,8 @@ func (c *Config) set(key string, value any) {
 		c.FetcherImage = value.(string)
 	case KeyNotebookImage:
 		c.NotebookImage = value.(string)
+	case KeyCronImage:
+		c.CronImage = value.(string)
 	case KeyGPUResources:
 		c.GPUResources = value.(string)
 	case KeyPreemptible:

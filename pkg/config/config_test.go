@@ -140,7 +140,7 @@ func TestSetRejectsUnknownKeysAndBadValues(t *testing.T) {
 		want       []string
 	}{
 		{"imgae", "x", []string{`unknown key "imgae"`, `did you mean "image"?`}},
-		{"zzz", "x", []string{`unknown key "zzz"`, "known keys: cluster, fetcher-image, gpu-resource"}},
+		{"zzz", "x", []string{`unknown key "zzz"`, "known keys: cluster, cron-image, fetcher-image, gpu-resource"}},
 		{KeyLabels, "team", []string{`"team" is not KEY=VALUE`, "KEY=VALUE[,KEY=VALUE...]"}},
 		{KeyLabels, "team=a b", []string{`"a b" is not a label value`}},
 		{KeyGPUResource, "bad resource", []string{`gpu-resource "bad resource"`, "not an extended resource name", "nvidia.com/gpu"}},
@@ -291,7 +291,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	}
 	want := []string{
 		`--config ` + path + `: line 1: unknown key "imgae" is ignored (did you mean "image"?)`,
-		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, fetcher-image, gpu-resource, gpu-resources, image, kubeflow-backend, labels, notebook-image, notify, preemptible-priority-class, priority-class, queue, storage)`,
+		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, cron-image, fetcher-image, gpu-resource, gpu-resources, image, kubeflow-backend, labels, notebook-image, notify, preemptible-priority-class, priority-class, queue, storage)`,
 	}
 	if !reflect.DeepEqual(c.Warnings, want) || c.Queue != "research" || c.Image != "" {
 		t.Errorf("warnings %q, config %+v", c.Warnings, c)

@@ -44,7 +44,7 @@ var imageRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$`)
 // checkString checks the value of a key whose value is a string.
 func checkString(key, value string) error {
 	switch key {
-	case KeyImage, KeyFetcherImage, KeyNotebookImage:
+	case KeyImage, KeyFetcherImage, KeyNotebookImage, KeyCronImage:
 		if !imageRef.MatchString(value) {
 			return errors.New("not an image reference (e.g. pytorch/pytorch:2.4 or registry.example.com/team/img@sha256:...)")
 		}

@@ -24,6 +24,7 @@ import (
 	attachcmd "github.com/easyai-dev/easyai/pkg/cmd/attach"
 	completioncmd "github.com/easyai-dev/easyai/pkg/cmd/completion"
 	configcmd "github.com/easyai-dev/easyai/pkg/cmd/config"
+	croncmd "github.com/easyai-dev/easyai/pkg/cmd/cron"
 	deletecmd "github.com/easyai-dev/easyai/pkg/cmd/delete"
 	doctorcmd "github.com/easyai-dev/easyai/pkg/cmd/doctor"
 	downloadcmd "github.com/easyai-dev/easyai/pkg/cmd/download"
@@ -193,6 +194,7 @@ func commandGroups(f *cmdutil.Factory) []commandGroup {
 			queuecmd.NewCmdQueue(f),
 			runtimescmd.NewCmdRuntimes(f, nil),
 			pipelinecmd.NewCmdPipeline(f),
+			croncmd.NewCmdCron(f),
 			notebookcmd.NewCmdNotebook(f),
 			servecmd.NewCmdServe(f),
 		}},

@@ -89,6 +89,9 @@ func (c *Cluster) TeamMember(t testing.TB, name, namespace string) []string {
 				if s, ok := s.(map[string]any); ok && s["kind"] == "User" {
 					s["name"] = name
 				}
+				if s, ok := s.(map[string]any); ok && s["kind"] == "ServiceAccount" {
+					s["namespace"] = namespace
+				}
 			}
 		}
 		gvk := obj.GroupVersionKind()

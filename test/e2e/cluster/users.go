@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
@@ -104,3 +105,35 @@ func (c *Cluster) UserKubeconfig(t testing.TB, name, namespace string, groups ..
 }
 
 func ptrInt32(v int32) *int32 { return &v }
+
+// ServiceAccountKubeconfig writes a kubeconfig that acts as ServiceAccount
+// name of namespace, with a token of it (TokenRequest, an hour), and
+// returns its path: what a pod of that ServiceAccount may do, without the
+// pod.
+func (c *Cluster) ServiceAccountKubeconfig(t testing.TB, namespace, name string) string {
+	t.Helper()
+	ctx := Context(t, time.Minute)
+	tok, err := c.Kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrInt64(3600)}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("a token of ServiceAccount %s/%s: %v", namespace, name, err)
+	}
+	caData := c.Config.CAData
+	if len(caData) == 0 && c.Config.CAFile != "" {
+		if caData, err = os.ReadFile(c.Config.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := clientcmdapi.NewConfig()
+	config.Clusters["cluster"] = &clientcmdapi.Cluster{Server: c.Config.Host, CertificateAuthorityData: caData}
+	config.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	config.Contexts[name] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: name, Namespace: namespace}
+	config.CurrentContext = name
+	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*config, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func ptrInt64(v int64) *int64 { return &v }

@@ -47,6 +47,15 @@ func applyExample(t *testing.T, c *cluster.Cluster, file, namespace string) {
 			continue
 		}
 		obj.SetNamespace(namespace)
+		// The example names team-a: its ServiceAccounts' too (the launcher's
+		// of easyai cron), as whoever applies it replaces team-a.
+		if subjects, ok := obj.Object["subjects"].([]any); ok {
+			for _, s := range subjects {
+				if s, ok := s.(map[string]any); ok && s["kind"] == "ServiceAccount" {
+					s["namespace"] = namespace
+				}
+			}
+		}
 		gvk := obj.GroupVersionKind()
 		gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: strings.ToLower(gvk.Kind) + "s"}
 		if _, err := c.Dynamic.Resource(gvr).Namespace(namespace).Create(ctx, &obj, metav1.CreateOptions{}); err != nil {

@@ -1,0 +1,213 @@
+// Package create is "easyai cron create": a training job on a schedule.
+package create
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/easyai-dev/easyai/pkg/build"
+	"github.com/easyai-dev/easyai/pkg/cmd/cron/cronargs"
+	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/cron"
+	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/printers"
+	"github.com/easyai-dev/easyai/pkg/render"
+	"github.com/easyai-dev/easyai/pkg/submit"
+	"github.com/easyai-dev/easyai/pkg/userfile"
+)
+
+// DefaultImage is the launcher's image when neither --image nor the
+// cron-image setting gives one: easyai's release image of this version.
+func DefaultImage() string {
+	tag := build.Version
+	if tag == "" || tag == "dev" {
+		tag = "latest"
+	}
+	return "ghcr.io/easyai-dev/easyai:" + strings.TrimPrefix(tag, "v")
+}
+
+// Options of cron create.
+type Options struct {
+	cronargs.Named
+	Print *printers.PrintFlags
+
+	Spec      cron.Spec
+	File      string
+	DryRunArg string
+
+	dryRun submit.DryRun
+}
+
+const long = `Create a schedule: the job of a job file (-f, as "submit -f" takes it),
+submitted at every time of --schedule (cron's five fields: minute hour
+day-of-month month day-of-week, or @daily, @hourly, ...; in --timezone, UTC by
+default) by a Kubernetes CronJob. Its pod runs easyai itself ("easyai cron
+launch NAME", the image of --image or the cron-image setting) as the
+namespace's ServiceAccount easyai-cron (examples/rbac makes it): nothing has
+to keep running on your machine (docs/cron.md).
+
+Each run's job is named NAME-YYYYMMDD-HHMMSS, carries the label
+easyai.io/cron=NAME and the schedule's name as its experiment: easyai list -e
+NAME lists them. --concurrency says what a run does while a job of the
+schedule still runs: Forbid (the default) submits nothing, Replace deletes it
+first, Allow submits beside it. --keep N deletes the oldest finished jobs of
+the schedule beyond N (0: keeps them all).
+
+The job file is checked now, as submit checks it (a server dry run with
+--dry-run=server), and kept in a ConfigMap NAME-cron.`
+
+// NewCmdCreate returns "cron create"; runF replaces Complete and Run in tests.
+func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Named: cronargs.Named{Factory: f}, Print: printers.NewPrintFlags("a line saying what was created (yaml for --dry-run=client)",
+		printers.FormatJSON, printers.FormatYAML, printers.FormatName)}
+	cmd := &cobra.Command{
+		Use:   "create NAME --schedule SCHEDULE -f JOB_FILE",
+		Short: "Submit a job file's job on a schedule, by a CronJob running easyai",
+		Long:  long,
+		Example: `  easyai cron create nightly --schedule "0 2 * * *" --timezone Asia/Shanghai -f examples/cron/job.yaml
+  easyai cron create hourly-eval --schedule @hourly --concurrency Replace --keep 24 -f eval.yaml`,
+	}
+	cmd.Args = cmdutil.ExactArgs(1, "the schedule's name")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		o.Name = args[0]
+		return cmdutil.RunSteps(cmd.Context(), o, runF)
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Spec.Schedule, "schedule", "", `when to submit: cron's five fields ("0 2 * * *") or @daily, @hourly, ...`)
+	fl.StringVar(&o.Spec.TimeZone, "timezone", "", "the schedule's time zone (default UTC): Asia/Shanghai, Europe/Berlin, ...")
+	fl.StringVar(&o.Spec.Concurrency, "concurrency", cron.Forbid, "while a job of the schedule runs: Forbid (skip the run), Replace (delete it first), Allow")
+	fl.IntVar(&o.Spec.Keep, "keep", 0, "finished jobs of the schedule to keep, the oldest deleted (0: all)")
+	fl.StringVarP(&o.File, "filename", "f", "", "the job file each run submits (- for stdin)")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml")
+	fl.StringVar(&o.Spec.Image, "image", "", "the launcher's image, easyai's (default: the cron-image setting, else "+DefaultImage()+")")
+	fl.StringVar(&o.Spec.ServiceAccount, "service-account", cron.DefaultServiceAccount, "the ServiceAccount the launcher runs as")
+	fl.StringVar(&o.DryRunArg, "dry-run", string(submit.DryRunNone), `"client": print what would be created; "server": have the API server check it`)
+	fl.Lookup("dry-run").NoOptDefVal = string(submit.DryRunClient)
+	o.Print.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("concurrency", cmdutil.CompleteWords(cron.Forbid, cron.Replace, cron.Allow))
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cmdutil.CompleteWords("client", "server"))
+	return cmd
+}
+
+// Validate checks the flags without the cluster.
+func (o *Options) Validate() error {
+	if err := o.Print.Validate(); err != nil {
+		return err
+	}
+	if err := o.Named.Validate(); err != nil {
+		return err
+	}
+	if o.Spec.Schedule == "" {
+		return exit.UsageErrorf("--schedule is required: when to submit the job (\"0 2 * * *\")")
+	}
+	if o.File == "" {
+		return exit.UsageErrorf("-f JOB_FILE is required: the job each run submits")
+	}
+	var err error
+	o.dryRun, err = submit.ParseDryRun(o.DryRunArg)
+	return err
+}
+
+// Complete reads the job file and the settings.
+func (o *Options) Complete() error {
+	var err error
+	if o.Spec.JobFile, err = userfile.Read(context.Background(), "-f", o.File, userfile.JobFileLimit, o.Factory.IOStreams.In); err != nil {
+		return err
+	}
+	cfg, err := o.Factory.Config()
+	if err != nil {
+		return err
+	}
+	if o.Spec.Image == "" {
+		o.Spec.Image = cfg.CronImage
+	}
+	if o.Spec.Image == "" {
+		o.Spec.Image = DefaultImage()
+	}
+	o.Spec.Name, o.Spec.CLIVersion = o.Name, build.Version
+	return nil
+}
+
+// Run checks the job file as submit would, makes the schedule's objects
+// and creates them (or prints them, for a client dry run).
+func (o *Options) Run(ctx context.Context) error {
+	c, ns, err := cronargs.Client(o.Factory)
+	if err != nil {
+		return err
+	}
+	o.Spec.Namespace = ns
+	if err := o.Spec.Validate(); err != nil {
+		return err
+	}
+	if err := o.checkJobFile(ctx); err != nil {
+		return err
+	}
+	if o.dryRun == submit.DryRunClient {
+		o.Spec.User, _ = o.Factory.KubeconfigUser()
+	} else if o.Spec.User, err = o.Factory.User(ctx); err != nil {
+		return err
+	}
+	objs, err := cron.Render(&o.Spec)
+	if err != nil {
+		return err
+	}
+	if o.dryRun != submit.DryRunClient {
+		if err := c.Create(ctx, objs, o.dryRun == submit.DryRunServer); err != nil {
+			return err
+		}
+	}
+	return o.print(objs)
+}
+
+// checkJobFile renders the job file as a run would submit it (a dry run):
+// what submit refuses, create refuses now, not at 2 in the morning.
+func (o *Options) checkJobFile(ctx context.Context) error {
+	req := &submit.JobRequest{
+		Kinds: o.Factory.Kinds, JobFiles: []render.ValueFile{{Name: o.File, Data: o.Spec.JobFile}}, DryRun: submit.DryRunClient,
+		Flags: submit.Flags{Name: cron.RunName(o.Name, o.Factory.Now()), Experiment: o.Name, Labels: []string{cron.Label + "=" + o.Name}},
+	}
+	if o.dryRun == submit.DryRunServer {
+		req.DryRun = submit.DryRunServer
+	}
+	req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
+	if err := cmdutil.CompleteSubmission(o.Factory, req); err != nil {
+		return err
+	}
+	req.Prompter, req.Notes = nil, nil
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	p, err := o.Factory.Platform()
+	if err != nil {
+		return err
+	}
+	_, err = p.Submit(ctx, req)
+	return err
+}
+
+func (o *Options) print(objs *cron.Objects) error {
+	out := o.Factory.IOStreams.Out
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{objs.CronJob, objs.ConfigMap}}
+	format := o.Print.Format()
+	if format == printers.FormatDefault && o.dryRun == submit.DryRunClient {
+		format = printers.FormatYAML
+	}
+	switch format {
+	case printers.FormatJSON:
+		return printers.JSON(out, list)
+	case printers.FormatYAML:
+		return printers.YAML(out, list)
+	case printers.FormatName:
+		fmt.Fprintf(out, "cron/%s\n", o.Name)
+		return nil
+	}
+	what := "created"
+	if o.dryRun == submit.DryRunServer {
+		what = "checked by the API server (server dry run; nothing was created)"
+	}
+	fmt.Fprintf(out, "schedule %s %s in namespace %s: %s\n", o.Name, what, o.Spec.Namespace, o.Spec.Schedule)
+	return nil
+}
