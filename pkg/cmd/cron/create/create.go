@@ -61,7 +61,7 @@ The job file is checked now, as submit checks it (a server dry run with
 
 // NewCmdCreate returns "cron create"; runF replaces Complete and Run in tests.
 func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: cronargs.Named{Factory: f}, Print: printers.NewPrintFlags("a line saying what was created (yaml for --dry-run=client)",
+	o := &Options{Named: cronargs.NewNamed(f), Print: printers.NewPrintFlags("a line saying what was created (yaml for --dry-run=client)",
 		printers.FormatJSON, printers.FormatYAML, printers.FormatName)}
 	cmd := &cobra.Command{
 		Use:   "create NAME --schedule SCHEDULE -f JOB_FILE",

@@ -24,7 +24,7 @@ type Options struct {
 
 // NewCmdDelete returns "cron delete"; runF replaces Complete and Run in tests.
 func NewCmdDelete(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: cronargs.Named{Factory: f}}
+	o := &Options{Named: cronargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Delete a schedule (and, with --with-jobs, the jobs it submitted)",

@@ -23,7 +23,7 @@ type Options struct {
 
 // NewCmdGet returns "cron get"; runF replaces Complete and Run in tests.
 func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: cronargs.Named{Factory: f}, Print: printers.NewPrintFlags("the schedule and its runs", printers.FormatJSON, printers.FormatYAML)}
+	o := &Options{Named: cronargs.NewNamed(f), Print: printers.NewPrintFlags("the schedule and its runs", printers.FormatJSON, printers.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a schedule and the jobs of its runs",

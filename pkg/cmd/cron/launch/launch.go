@@ -24,7 +24,7 @@ type Options struct{ cronargs.Named }
 // NewCmdLaunch returns "cron launch" (hidden: the launcher pod's command);
 // runF replaces Complete and Run in tests.
 func NewCmdLaunch(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: cronargs.Named{Factory: f}}
+	o := &Options{Named: cronargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:    "launch NAME",
 		Short:  "One run of a schedule (what its launcher pod runs)",

@@ -16,7 +16,7 @@ type Options struct{ cronargs.Named }
 
 // NewCmdResume returns "cron resume"; runF replaces Complete and Run in tests.
 func NewCmdResume(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: cronargs.Named{Factory: f}}
+	o := &Options{Named: cronargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "resume NAME",
 		Short: "Run a suspended schedule again at its times",

@@ -16,7 +16,7 @@ type Options struct{ cronargs.Named }
 
 // NewCmdSuspend returns "cron suspend"; runF replaces Complete and Run in tests.
 func NewCmdSuspend(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: cronargs.Named{Factory: f}}
+	o := &Options{Named: cronargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "suspend NAME",
 		Short: "Stop a schedule's runs until it is resumed",

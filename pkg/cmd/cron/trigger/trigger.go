@@ -16,7 +16,7 @@ type Options struct{ cronargs.Named }
 
 // NewCmdTrigger returns "cron trigger"; runF replaces Complete and Run in tests.
 func NewCmdTrigger(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: cronargs.Named{Factory: f}}
+	o := &Options{Named: cronargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "trigger NAME",
 		Short: "Run a schedule once now",

@@ -21,7 +21,7 @@ type Options struct {
 
 // NewCmdDelete returns "pipeline delete"; runF replaces Complete and Run in tests.
 func NewCmdDelete(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: pipelineargs.Named{Factory: f}}
+	o := &Options{Named: pipelineargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Delete a pipeline: its JobFlow, the steps' templates and jobs",

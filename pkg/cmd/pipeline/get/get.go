@@ -22,7 +22,7 @@ type Options struct {
 
 // NewCmdGet returns "pipeline get"; runF replaces Complete and Run in tests.
 func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: pipelineargs.Named{Factory: f}, Print: printers.NewPrintFlags("the steps as a table", printers.FormatJSON, printers.FormatYAML)}
+	o := &Options{Named: pipelineargs.NewNamed(f), Print: printers.NewPrintFlags("the steps as a table", printers.FormatJSON, printers.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a pipeline's steps, their states and their jobs",

@@ -59,7 +59,8 @@ exits 3 saying so.`,
 // stepJob is the job of a step of the pipeline (vcjob/NAME); a step
 // without one is a not-found error saying why.
 func stepJob(cmd *cobra.Command, f *cmdutil.Factory, name, step string) (string, error) {
-	n := pipelineargs.Named{Factory: f, Name: name}
+	n := pipelineargs.NewNamed(f)
+	n.Name = name
 	if err := n.Validate(); err != nil {
 		return "", err
 	}

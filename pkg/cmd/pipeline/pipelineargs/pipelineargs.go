@@ -4,11 +4,11 @@
 package pipelineargs
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
-	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/pipeline"
 )
 
@@ -27,51 +27,35 @@ func Client(f *cmdutil.Factory) (*pipeline.Client, string, error) {
 
 // Named is what the verbs on one pipeline share: the factory and the name
 // (checked by Validate).
-type Named struct {
-	Factory *cmdutil.Factory
-	Name    string
-}
+type Named = cmdutil.Named
 
-// Validate checks the name.
-func (n *Named) Validate() error {
-	if errs := validation.IsDNS1035Label(n.Name); len(errs) > 0 {
-		return exit.UsageErrorf("pipeline name %q: not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter)", n.Name)
-	}
-	return nil
-}
-
-// Complete has nothing to resolve: Run works through the factory's clients.
-func (n *Named) Complete() error { return nil }
+// NewNamed is the Named of a verb of f on a pipeline.
+func NewNamed(f *cmdutil.Factory) Named { return Named{Factory: f, What: "pipeline"} }
 
 // TakeName makes cmd take one argument, the pipeline's name (completed),
 // into name, and run o's steps.
 func TakeName[O cmdutil.Steps](cmd *cobra.Command, f *cmdutil.Factory, name *string, o O, runF func(O) error) {
-	cmd.Args = cmdutil.ExactArgs(1, "the pipeline's name")
-	cmd.ValidArgsFunction = Complete(f)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		*name = args[0]
-		return cmdutil.RunSteps(cmd.Context(), o, runF)
-	}
+	cmdutil.TakeName(cmd, name, "pipeline", names(f), o, runF)
 }
 
 // Complete completes the name of a pipeline of the namespace.
-func Complete(f *cmdutil.Factory) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+func Complete(f *cmdutil.Factory) cobra.CompletionFunc { return cmdutil.CompleteNames(names(f)) }
+
+// names are the names of the namespace's pipelines.
+func names(f *cmdutil.Factory) func(context.Context) ([]string, error) {
+	return func(ctx context.Context) ([]string, error) {
 		c, ns, err := Client(f)
 		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			return nil, err
 		}
-		list, err := c.List(cmd.Context(), ns)
+		list, err := c.List(ctx, ns)
 		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			return nil, err
 		}
-		var out []cobra.Completion
-		for _, p := range list {
-			out = append(out, p.Name)
+		out := make([]string, len(list))
+		for i, p := range list {
+			out[i] = p.Name
 		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+		return out, nil
 	}
 }

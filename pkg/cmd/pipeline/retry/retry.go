@@ -23,7 +23,7 @@ type Options struct {
 
 // NewCmdRetry returns "pipeline retry"; runF replaces Complete and Run in tests.
 func NewCmdRetry(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Launch: pipelineargs.NewLaunch(f), Named: pipelineargs.Named{Factory: f}}
+	o := &Options{Launch: pipelineargs.NewLaunch(f), Named: pipelineargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "retry NAME --from STEP",
 		Short: "Run a pipeline again from a step, reusing what the steps before it wrote",

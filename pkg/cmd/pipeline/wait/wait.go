@@ -22,7 +22,7 @@ type Options struct {
 
 // NewCmdWait returns "pipeline wait"; runF replaces Complete and Run in tests.
 func NewCmdWait(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: pipelineargs.Named{Factory: f}}
+	o := &Options{Named: pipelineargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "wait NAME",
 		Short: "Wait until a pipeline has succeeded or failed",

@@ -20,7 +20,7 @@ type Options struct {
 
 // NewCmdDelete returns "serve delete"; runF replaces Complete and Run in tests.
 func NewCmdDelete(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Delete a serving: its Deployments, pods and Service",

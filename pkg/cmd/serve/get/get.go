@@ -24,7 +24,7 @@ type Options struct {
 
 // NewCmdGet returns "serve get"; runF replaces Complete and Run in tests.
 func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}, Print: printers.NewPrintFlags("a description", printers.FormatJSON, printers.FormatYAML)}
+	o := &Options{Named: serveargs.NewNamed(f), Print: printers.NewPrintFlags("a description", printers.FormatJSON, printers.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a serving: versions, pods, conditions, endpoint, warnings",

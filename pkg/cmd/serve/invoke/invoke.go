@@ -38,7 +38,7 @@ type Options struct {
 
 // NewCmdInvoke returns "serve invoke"; runF replaces Complete and Run in tests.
 func NewCmdInvoke(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "invoke NAME [-d DATA | -d @FILE] [--path PATH] [-H 'KEY: VALUE']",
 		Short: "Send one request to a serving and print the answer",

@@ -28,7 +28,7 @@ type Options struct {
 
 // NewCmdLogs returns "serve logs"; runF replaces Complete and Run in tests.
 func NewCmdLogs(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "logs NAME [-f] [--version VERSION]",
 		Short: "Print or follow the logs of a serving's pods",

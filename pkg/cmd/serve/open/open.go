@@ -30,7 +30,7 @@ type Options struct {
 
 // NewCmdOpen returns "serve open"; runF replaces Complete and Run in tests.
 func NewCmdOpen(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "open NAME [--path PATH] [--no-browser]",
 		Short: "Open a serving in the browser, through the Kubernetes API",

@@ -19,7 +19,7 @@ type Options struct {
 
 // NewCmdPromote returns "serve promote"; runF replaces Complete and Run in tests.
 func NewCmdPromote(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "promote NAME",
 		Short: "Make a serving's canary its only version",

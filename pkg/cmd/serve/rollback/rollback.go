@@ -18,7 +18,7 @@ type Options struct {
 
 // NewCmdRollback returns "serve rollback"; runF replaces Complete and Run in tests.
 func NewCmdRollback(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "rollback NAME",
 		Short: "Remove a serving's canary; the old version takes all the traffic",

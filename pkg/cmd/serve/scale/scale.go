@@ -22,7 +22,7 @@ type Options struct {
 
 // NewCmdScale returns "serve scale"; runF replaces Complete and Run in tests.
 func NewCmdScale(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "scale NAME REPLICAS",
 		Short: "Set how many pods run a serving",

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -44,31 +43,28 @@ func Client(f *cmdutil.Factory) (*serving.Client, string, error) {
 
 // CheckName refuses a name no serving can have (exit 2).
 func CheckName(name string) error {
-	if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
-		return exit.UsageErrorf("serving name %q: not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter)", name)
-	}
-	return nil
+	return (&cmdutil.Named{Name: name, What: "serving"}).Validate()
 }
 
 // Complete completes the name of a serving of the namespace.
-func Complete(f *cmdutil.Factory) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+func Complete(f *cmdutil.Factory) cobra.CompletionFunc { return cmdutil.CompleteNames(names(f)) }
+
+// names are the names of the namespace's servings.
+func names(f *cmdutil.Factory) func(context.Context) ([]string, error) {
+	return func(ctx context.Context) ([]string, error) {
 		c, ns, err := Client(f)
 		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			return nil, err
 		}
-		list, err := c.List(cmd.Context(), ns, nil)
+		list, err := c.List(ctx, ns, nil)
 		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			return nil, err
 		}
-		var out []cobra.Completion
-		for _, s := range list {
-			out = append(out, s.Name)
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = s.Name
 		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+		return out, nil
 	}
 }
 
@@ -102,26 +98,19 @@ func ConfirmOwner(ctx context.Context, f *cmdutil.Factory, c *serving.Client, ns
 // Named is what the verbs on one serving share: the factory, the name
 // (checked by Validate) and --yes.
 type Named struct {
-	Factory *cmdutil.Factory
-	Name    string
-	Yes     bool
+	cmdutil.Named
+	Yes bool
 }
 
-// Validate checks the name.
-func (n *Named) Validate() error { return CheckName(n.Name) }
-
-// Complete has nothing to resolve: Run works through the factory's clients.
-func (n *Named) Complete() error { return nil }
+// NewNamed is the Named of a verb of f on a serving.
+func NewNamed(f *cmdutil.Factory) Named {
+	return Named{Named: cmdutil.Named{Factory: f, What: "serving"}}
+}
 
 // TakeName makes cmd take one argument, the serving's name (completed),
 // into name, and run o's steps.
 func TakeName[O cmdutil.Steps](cmd *cobra.Command, f *cmdutil.Factory, name *string, o O, runF func(O) error) {
-	cmd.Args = cmdutil.ExactArgs(1, "the serving's name")
-	cmd.ValidArgsFunction = Complete(f)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		*name = args[0]
-		return cmdutil.RunSteps(cmd.Context(), o, runF)
-	}
+	cmdutil.TakeName(cmd, name, "serving", names(f), o, runF)
 }
 
 // Change makes one change of the serving (verb: "update", "promote", ...):

@@ -23,7 +23,7 @@ type Options struct {
 
 // NewCmdUpdate returns "serve update"; runF replaces Complete and Run in tests.
 func NewCmdUpdate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Named: serveargs.Named{Factory: f}}
+	o := &Options{Named: serveargs.NewNamed(f)}
 	cmd := &cobra.Command{
 		Use:   "update NAME [--image IMAGE] [--env NAME=VALUE] [--replicas N] [--canary PERCENT]",
 		Short: "Change a serving's image, variables or replicas; or try the change as a canary",
