@@ -9,6 +9,9 @@
 #                      the pods' containers and everything started here, and
 #                      undoes what the kubelet changed on the host (sysctls,
 #                      mounts, cgroups, the bridge, network namespaces)
+#   realnode.sh import NAME DIR ENTRYPOINT
+#                      an image of one directory, imported into containerd
+#                      (a test's own build: the easyai binary)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CONTAINERD_SOCK=$REAL_NODE_DIR/containerd/containerd.sock
@@ -275,9 +278,25 @@ down() {
   restore_sysctls
 }
 
+# import_image NAME DIR ENTRYPOINT: packs the directory DIR into the image
+# NAME (one layer, ENTRYPOINT its entrypoint) and imports it into the real
+# node's containerd, for a test that runs something of its own build there
+# (the easyai binary of a schedule's launcher).
+import_image() {
+  local name=$1 dir=$2 entrypoint=$3 archive
+  [ -d "$dir" ] || die "import: no directory $dir"
+  archive=$(mktemp "${TMPDIR:-/tmp}/realnode-image-XXXXXX.tar")
+  "$(nodetools_bin_dir)/imagepack" -out "$archive" -image "$name=$dir" -entrypoint "$name=$entrypoint" &&
+    ctr images import "$archive" >/dev/null
+  local status=$?
+  rm -f "$archive"
+  return $status
+}
+
 case "${1:-}" in
   up) up ;;
   wait) wait_ready ;;
   down) down ;;
-  *) echo "usage: $0 up|wait|down" >&2; exit 2 ;;
+  import) shift; import_image "$@" ;;
+  *) echo "usage: $0 up|wait|down|import NAME DIR ENTRYPOINT" >&2; exit 2 ;;
 esac

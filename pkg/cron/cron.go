@@ -65,6 +65,11 @@ type Spec struct {
 	// Image is the launcher's image (easyai's); ServiceAccount what it runs as.
 	Image          string
 	ServiceAccount string
+	// NodeSelector, Tolerations and Env place and configure the launcher's
+	// pod (not the training job's: its job file does).
+	NodeSelector map[string]string
+	Tolerations  []corev1.Toleration
+	Env          []corev1.EnvVar
 	User           string
 	CLIVersion     string
 }
@@ -138,9 +143,11 @@ func Render(s *Spec) (*Objects, error) {
 	pod := corev1.PodSpec{
 		ServiceAccountName: sa,
 		RestartPolicy:      never,
+		NodeSelector:       s.NodeSelector,
+		Tolerations:        s.Tolerations,
 		Containers: []corev1.Container{{
 			Name: "launcher", Image: s.Image, ImagePullPolicy: corev1.PullIfNotPresent,
-			Args: LauncherArgs(s.Name, s.Namespace),
+			Args: LauncherArgs(s.Name, s.Namespace), Env: s.Env,
 		}},
 	}
 	cj := &batchv1.CronJob{

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmd/cron/cronargs"
@@ -34,9 +37,12 @@ type Options struct {
 	cronargs.Named
 	Print *printers.PrintFlags
 
-	Spec      cron.Spec
-	File      string
-	DryRunArg string
+	Spec         cron.Spec
+	File         string
+	DryRunArg    string
+	NodeSelector []string
+	Tolerations  []string
+	Env          []string
 
 	dryRun submit.DryRun
 }
@@ -84,6 +90,9 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml")
 	fl.StringVar(&o.Spec.Image, "image", "", "the launcher's image, easyai's (default: the cron-image setting, else "+DefaultImage()+")")
 	fl.StringVar(&o.Spec.ServiceAccount, "service-account", cron.DefaultServiceAccount, "the ServiceAccount the launcher runs as")
+	fl.StringArrayVar(&o.NodeSelector, "node-selector", nil, "KEY=VALUE: a node label the launcher's pod needs (repeatable; the job's pods are its job file's)")
+	fl.StringArrayVar(&o.Tolerations, "toleration", nil, "key[=value]:effect the launcher's pod tolerates, as submit takes it (repeatable)")
+	fl.StringArrayVar(&o.Env, "env", nil, "NAME=VALUE in the launcher's pod (repeatable; e.g. HTTPS_PROXY to reach the API server)")
 	fl.StringVar(&o.DryRunArg, "dry-run", string(submit.DryRunNone), `"client": print what would be created; "server": have the API server check it`)
 	fl.Lookup("dry-run").NoOptDefVal = string(submit.DryRunClient)
 	o.Print.AddFlags(cmd)
@@ -107,8 +116,44 @@ func (o *Options) Validate() error {
 		return exit.UsageErrorf("-f JOB_FILE is required: the job each run submits")
 	}
 	var err error
-	o.dryRun, err = submit.ParseDryRun(o.DryRunArg)
-	return err
+	if o.dryRun, err = submit.ParseDryRun(o.DryRunArg); err != nil {
+		return err
+	}
+	return o.launcherPod()
+}
+
+// launcherPod reads --node-selector, --toleration and --env of the
+// launcher's pod.
+func (o *Options) launcherPod() error {
+	for _, kv := range o.NodeSelector {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return exit.UsageErrorf("--node-selector %q: want KEY=VALUE", kv)
+		}
+		if o.Spec.NodeSelector == nil {
+			o.Spec.NodeSelector = map[string]string{}
+		}
+		o.Spec.NodeSelector[k] = v
+	}
+	for _, t := range o.Tolerations {
+		m, err := submit.ParseToleration(t)
+		if err != nil {
+			return err
+		}
+		var tol corev1.Toleration
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &tol); err != nil {
+			return exit.UsageErrorf("--toleration %q: %v", t, err)
+		}
+		o.Spec.Tolerations = append(o.Spec.Tolerations, tol)
+	}
+	for _, e := range o.Env {
+		k, v, ok := strings.Cut(e, "=")
+		if !ok || len(validation.IsEnvVarName(k)) > 0 {
+			return exit.UsageErrorf("--env %q: want NAME=VALUE, NAME a variable name", e)
+		}
+		o.Spec.Env = append(o.Spec.Env, corev1.EnvVar{Name: k, Value: v})
+	}
+	return nil
 }
 
 // Complete reads the job file and the settings.
