@@ -70,8 +70,8 @@ type Spec struct {
 	NodeSelector map[string]string
 	Tolerations  []corev1.Toleration
 	Env          []corev1.EnvVar
-	User           string
-	CLIVersion     string
+	User         string
+	CLIVersion   string
 }
 
 // ParseSchedule parses a schedule as the CronJob controller does (five

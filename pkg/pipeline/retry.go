@@ -69,27 +69,11 @@ func (c *Client) RetryFile(ctx context.Context, namespace, name, from, newName s
 	if errs := validation.IsDNS1035Label(newName); len(errs) > 0 {
 		return nil, exit.UsageErrorf("--name %q: a pipeline's name is a DNS-1035 label", newName)
 	}
-	out := &File{Name: newName}
-	jobDirs := map[string]string{}
-	values := map[string]map[string]any{}
-	for _, s := range old.Steps {
-		if !rerun[s.Name] {
-			continue
-		}
-		tmpl, err := c.Dynamic.Resource(JobTemplates).Namespace(namespace).Get(ctx, TemplateName(name, s.Name), metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("the JobTemplate of step %s: %w", s.Name, err)
-		}
-		v, found, err := jobmodel.SubmittedValues(tmpl.GetAnnotations())
-		switch {
-		case !found:
-			return nil, exit.UsageErrorf("step %s: its JobTemplate %s has no %s annotation, the values to run it from", s.Name, tmpl.GetName(), jobmodel.RequestAnnotation)
-		case err != nil:
-			return nil, exit.UsageErrorf("step %s: JobTemplate %s: %v", s.Name, tmpl.GetName(), err)
-		}
-		values[s.Name] = v
-		jobDirs[s.Name] = tmpl.GetAnnotations()[jobmodel.JobDirAnnotation]
+	values, jobDirs, err := c.recorded(ctx, namespace, name, old, rerun)
+	if err != nil {
+		return nil, err
 	}
+	out := &File{Name: newName}
 	for _, s := range old.Steps {
 		if !rerun[s.Name] {
 			continue
@@ -114,6 +98,32 @@ func (c *Client) RetryFile(ctx context.Context, namespace, name, from, newName s
 		out.Steps = append(out.Steps, step)
 	}
 	return out, nil
+}
+
+// recorded are the values submit recorded for the steps of pipeline name
+// to run again, and their job directories, read from their JobTemplates.
+func (c *Client) recorded(ctx context.Context, namespace, name string, old *File, rerun map[string]bool) (map[string]map[string]any, map[string]string, error) {
+	jobDirs := map[string]string{}
+	values := map[string]map[string]any{}
+	for _, s := range old.Steps {
+		if !rerun[s.Name] {
+			continue
+		}
+		tmpl, err := c.Dynamic.Resource(JobTemplates).Namespace(namespace).Get(ctx, TemplateName(name, s.Name), metav1.GetOptions{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("the JobTemplate of step %s: %w", s.Name, err)
+		}
+		v, found, err := jobmodel.SubmittedValues(tmpl.GetAnnotations())
+		switch {
+		case !found:
+			return nil, nil, exit.UsageErrorf("step %s: its JobTemplate %s has no %s annotation, the values to run it from", s.Name, tmpl.GetName(), jobmodel.RequestAnnotation)
+		case err != nil:
+			return nil, nil, exit.UsageErrorf("step %s: JobTemplate %s: %v", s.Name, tmpl.GetName(), err)
+		}
+		values[s.Name] = v
+		jobDirs[s.Name] = tmpl.GetAnnotations()[jobmodel.JobDirAnnotation]
+	}
+	return values, jobDirs, nil
 }
 
 // preJobDir is the values' storage.preJobDir ("": none).

@@ -39,6 +39,29 @@ finished jobs beyond --keep. Inside the pod it uses the pod's ServiceAccount.`,
 	return cmd
 }
 
+// submit submits the schedule's job file as this run's job, named
+// NAME-YYYYMMDD-HHMMSS, labelled with the schedule, of its experiment.
+func (o *Options) submit(ctx context.Context, p platform.Platform, jobFile []byte) error {
+	req := &submit.JobRequest{
+		Kinds: o.Factory.Kinds, JobFiles: []render.ValueFile{{Name: "the job file of schedule " + o.Name, Data: jobFile}},
+		Flags: submit.Flags{Name: cron.RunName(o.Name, o.Factory.Now()), Experiment: o.Name, Labels: []string{cron.Label + "=" + o.Name}},
+	}
+	req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
+	if err := cmdutil.CompleteSubmission(o.Factory, req); err != nil {
+		return err
+	}
+	req.Prompter = nil
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	res, err := p.Submit(ctx, req)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Factory.IOStreams.Out, "schedule %s: %s\n", o.Name, res.Line)
+	return nil
+}
+
 // Run is the run.
 func (o *Options) Run(ctx context.Context) error {
 	c, ns, err := cronargs.Client(o.Factory)
@@ -76,23 +99,9 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		fmt.Fprintf(out, "schedule %s: %s deleted (concurrency Replace)\n", o.Name, byName[name])
 	}
-	req := &submit.JobRequest{
-		Kinds: o.Factory.Kinds, JobFiles: []render.ValueFile{{Name: "the job file of schedule " + o.Name, Data: settings.JobFile}},
-		Flags: submit.Flags{Name: cron.RunName(o.Name, o.Factory.Now()), Experiment: o.Name, Labels: []string{cron.Label + "=" + o.Name}},
-	}
-	req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
-	if err := cmdutil.CompleteSubmission(o.Factory, req); err != nil {
+	if err := o.submit(ctx, p, settings.JobFile); err != nil {
 		return err
 	}
-	req.Prompter = nil
-	if err := req.Validate(); err != nil {
-		return err
-	}
-	res, err := p.Submit(ctx, req)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "schedule %s: %s\n", o.Name, res.Line)
 	for _, name := range d.Prune {
 		if err := p.Delete(ctx, byName[name]); err != nil && !exit.IsNotFound(err) {
 			return fmt.Errorf("deleting %s (--keep %d): %w", byName[name], settings.Keep, err)
