@@ -145,6 +145,14 @@ func cronLifecycle(t *testing.T, c *cluster.Cluster, ns string, run func(...stri
 	}
 	run("cron", "resume", "nightly").MustSucceed(t)
 
+	// The job as a submit command line: kept as the job file it makes.
+	run("cron", "create", "hourly", "--schedule", "@hourly", "--", "tf", "--workers", "1", "--image", "example.com/train:1", "--", "python", "eval.py").MustSucceed(t)
+	cm, err := c.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "hourly-cron", metav1.GetOptions{})
+	if err != nil || !strings.HasPrefix(cm.Data["job.yaml"], "kind: tf\n") || !strings.Contains(cm.Data["job.yaml"], "- eval.py") {
+		t.Errorf("the job file of a submit command line: %q (%v)", cm.Data["job.yaml"], err)
+	}
+	run("cron", "delete", "hourly", "--yes").MustSucceed(t)
+
 	r = run("cron", "delete", "nightly", "--with-jobs", "--yes").MustSucceed(t)
 	if !strings.Contains(r.Stdout, "schedule nightly deleted from namespace "+ns) || !strings.Contains(r.Stdout, "tf/"+first+" deleted") {
 		t.Errorf("cron delete --with-jobs: %q", r.Stdout)

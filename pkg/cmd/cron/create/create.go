@@ -2,12 +2,15 @@
 package create
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -16,6 +19,8 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/cron"
 	"github.com/easyai-dev/easyai/pkg/exit"
+	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
@@ -37,8 +42,12 @@ type Options struct {
 	cronargs.Named
 	Print *printers.PrintFlags
 
-	Spec         cron.Spec
-	File         string
+	Spec cron.Spec
+	File string
+	// Submit is a submit command line (KIND [flags] -- COMMAND), the job
+	// file's other form, given after "--".
+	Submit       []string
+	cmd          *cobra.Command
 	DryRunArg    string
 	NodeSelector []string
 	Tolerations  []string
@@ -47,8 +56,9 @@ type Options struct {
 	dryRun submit.DryRun
 }
 
-const long = `Create a schedule: the job of a job file (-f, as "submit -f" takes it),
-submitted at every time of --schedule (cron's five fields: minute hour
+const long = `Create a schedule: the job of a job file (-f, as "submit -f" takes it), or
+of a submit command line after "--" (KIND [submit flags] -- COMMAND, kept as
+the job file it makes), submitted at every time of --schedule (cron's five fields: minute hour
 day-of-month month day-of-week, or @daily, @hourly, ...; in --timezone, UTC by
 default) by a Kubernetes CronJob. Its pod runs easyai itself ("easyai cron
 launch NAME", the image of --image or the cron-image setting) as the
@@ -70,15 +80,20 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 	o := &Options{Named: cronargs.NewNamed(f), Print: printers.NewPrintFlags("a line saying what was created (yaml for --dry-run=client)",
 		printers.FormatJSON, printers.FormatYAML, printers.FormatName)}
 	cmd := &cobra.Command{
-		Use:   "create NAME --schedule SCHEDULE -f JOB_FILE",
+		Use:   "create NAME --schedule SCHEDULE (-f JOB_FILE | -- KIND [submit flags] -- COMMAND)",
 		Short: "Submit a job file's job on a schedule, by a CronJob running easyai",
 		Long:  long,
 		Example: `  easyai cron create nightly --schedule "0 2 * * *" --timezone Asia/Shanghai -f examples/cron/job.yaml
-  easyai cron create hourly-eval --schedule @hourly --concurrency Replace --keep 24 -f eval.yaml`,
+  easyai cron create hourly-eval --schedule @hourly --concurrency Replace --keep 24 -f eval.yaml
+  # the job as submit's flags: everything after the first "--" is what "easyai submit" takes
+  easyai cron create nightly --schedule "0 2 * * *" -- tf --workers 2 --gpus 1 --image IMAGE -- python train.py`,
 	}
-	cmd.Args = cmdutil.ExactArgs(1, "the schedule's name")
+	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.Name = args[0]
+		if dash := cmd.ArgsLenAtDash(); dash > 1 || (dash < 0 && len(args) > 1) {
+			return exit.UsageErrorf("cron create takes one name, then the job: -f JOB_FILE, or -- KIND [submit flags] -- COMMAND")
+		}
+		o.Name, o.Submit, o.cmd = args[0], args[1:], cmd
 		return cmdutil.RunSteps(cmd.Context(), o, runF)
 	}
 	fl := cmd.Flags()
@@ -112,8 +127,11 @@ func (o *Options) Validate() error {
 	if o.Spec.Schedule == "" {
 		return exit.UsageErrorf("--schedule is required: when to submit the job (\"0 2 * * *\")")
 	}
-	if o.File == "" {
-		return exit.UsageErrorf("-f JOB_FILE is required: the job each run submits")
+	switch {
+	case o.File == "" && len(o.Submit) == 0:
+		return exit.UsageErrorf("give the job each run submits: -f JOB_FILE, or -- KIND [submit flags] -- COMMAND")
+	case o.File != "" && len(o.Submit) > 0:
+		return exit.UsageErrorf("-f and a submit command line after \"--\" both give the job: give one")
 	}
 	var err error
 	if o.dryRun, err = submit.ParseDryRun(o.DryRunArg); err != nil {
@@ -156,10 +174,16 @@ func (o *Options) launcherPod() error {
 	return nil
 }
 
-// Complete reads the job file and the settings.
+// Complete reads the job file (or makes it of the submit command line)
+// and the settings.
 func (o *Options) Complete() error {
 	var err error
-	if o.Spec.JobFile, err = userfile.Read(context.Background(), "-f", o.File, userfile.JobFileLimit, o.Factory.IOStreams.In); err != nil {
+	if len(o.Submit) > 0 {
+		if o.Spec.JobFile, err = o.jobFileOfSubmit(); err != nil {
+			return err
+		}
+		o.File = "the job of \"easyai submit " + strings.Join(o.Submit, " ") + "\""
+	} else if o.Spec.JobFile, err = userfile.Read(context.Background(), "-f", o.File, userfile.JobFileLimit, o.Factory.IOStreams.In); err != nil {
 		return err
 	}
 	cfg, err := o.Factory.Config()
@@ -205,6 +229,50 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 	return o.print(objs)
+}
+
+// jobFileOfSubmit is the job file of the submit command line: submit's
+// own command in the tree renders it as a client dry run (its flags, its
+// checks), and what it would record as the job's values becomes the file.
+func (o *Options) jobFileOfSubmit() ([]byte, error) {
+	sub, rest, err := o.cmd.Root().Find(append([]string{"submit"}, o.Submit...))
+	if err != nil || (sub.Name() != "submit" && sub.Parent().Name() != "submit") {
+		return nil, exit.UsageErrorf("-- %s: not a submit command line (KIND [flags] -- COMMAND)", strings.Join(o.Submit, " "))
+	}
+	if err := sub.ParseFlags(append([]string{"--dry-run=client", "-o", "json"}, rest...)); err != nil {
+		return nil, exit.UsageErrorf("-- %s: %v", strings.Join(o.Submit, " "), err)
+	}
+	io := o.Factory.IOStreams
+	var rendered bytes.Buffer
+	out := io.Out
+	io.Out = &rendered
+	sub.SetContext(o.cmd.Context())
+	err = sub.RunE(sub, sub.Flags().Args())
+	io.Out = out
+	if err != nil {
+		return nil, err
+	}
+	obj := &unstructured.Unstructured{}
+	if err := json.Unmarshal(rendered.Bytes(), &obj.Object); err != nil {
+		return nil, fmt.Errorf("reading what submit rendered: %w", err)
+	}
+	if obj.IsList() {
+		items, _, _ := unstructured.NestedSlice(obj.Object, "items")
+		if len(items) == 0 {
+			return nil, fmt.Errorf("submit rendered nothing")
+		}
+		m, _ := items[0].(map[string]any)
+		obj = &unstructured.Unstructured{Object: m}
+	}
+	values, found, err := jobmodel.SubmittedValues(obj.GetAnnotations())
+	if !found || err != nil {
+		return nil, fmt.Errorf("submit recorded no values of the job: %v", err)
+	}
+	k, ok := o.Factory.Kinds.LookupSubmittable(obj.GetLabels()[jobmodel.KindLabel])
+	if !ok {
+		return nil, fmt.Errorf("submit rendered a job of no kind easyai knows")
+	}
+	return (&platform.Recorded{Kind: k, Values: values}).JobFile()
 }
 
 // checkJobFile renders the job file as a run would submit it (a dry run):
