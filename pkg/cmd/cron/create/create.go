@@ -88,7 +88,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
   # the job as submit's flags: everything after the first "--" is what "easyai submit" takes
   easyai cron create nightly --schedule "0 2 * * *" -- tf --workers 2 --gpus 1 --image IMAGE -- python train.py`,
 	}
-	cmd.Args = cobra.MinimumNArgs(1)
+	cmd.Args = cmdutil.MinimumArgs(1, "the schedule's name")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if dash := cmd.ArgsLenAtDash(); dash > 1 || (dash < 0 && len(args) > 1) {
 			return exit.UsageErrorf("cron create takes one name, then the job: -f JOB_FILE, or -- KIND [submit flags] -- COMMAND")
