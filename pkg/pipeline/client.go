@@ -162,11 +162,17 @@ func (c *Client) Get(ctx context.Context, namespace, name string) (*Status, erro
 	if flow.GetLabels()[Label] != name {
 		return nil, exit.NotFoundErrorf("JobFlow %s in namespace %s is not a pipeline of easyai (no label %s)", name, namespace, Label)
 	}
-	jobs, err := c.Dynamic.Resource(VolcanoJobs).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: createdByJobFlow + "=" + namespace + "." + name})
-	if err != nil {
-		return nil, err
+	// Volcano labels the jobs NAMESPACE.NAME: longer than a label value may
+	// be, it could make none (see Build).
+	var items []unstructured.Unstructured
+	if value := namespace + "." + name; len(value) <= 63 {
+		jobs, err := c.Dynamic.Resource(VolcanoJobs).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: createdByJobFlow + "=" + value})
+		if err != nil {
+			return nil, err
+		}
+		items = jobs.Items
 	}
-	return statusOf(flow, jobs.Items), nil
+	return statusOf(flow, items), nil
 }
 
 // statusOf is the status of the pipeline flow, whose jobs are jobs.

@@ -106,6 +106,9 @@ func Build(ctx context.Context, f *File, source, namespace string, kindOf func(d
 	rendered := map[string]storage.Values{}
 	for _, name := range f.Order() {
 		s := f.Step(name)
+		if label := namespace + "." + TemplateName(f.Name, s.Name); len(label) > 63 {
+			return nil, exit.UsageErrorf("%s: step %s: Volcano's JobFlow labels the step's job %s=%s, %d characters, and a label value has at most 63: it would never create the job; shorten the pipeline's or the step's name (or run it in a namespace of a shorter name)", source, s.Name, createdByJobTemplate, label, len(label))
+		}
 		fileName, data, err := jobFile(s)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -81,5 +82,20 @@ func TestAsVolcano(t *testing.T) {
 	}
 	if _, err := asVolcano("p.yaml", "train", trainjob.New(), []byte("kind: trainjob\n")); err == nil || !strings.Contains(err.Error(), "step train is a trainjob job: a pipeline's steps run as Volcano Jobs") {
 		t.Errorf("a trainjob step: %v", err)
+	}
+}
+
+// TestLongNamesRefused: Volcano labels a step's job NAMESPACE.PIPELINE-STEP
+// and cannot make it when that is longer than a label value may be: the
+// pipeline is refused before anything is made.
+func TestLongNamesRefused(t *testing.T) {
+	f, err := Parse("p.yaml", []byte(diamond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := "team-" + strings.Repeat("a", 50)
+	_, err = Build(context.Background(), f, "p.yaml", ns, nil, nil, nil, Meta{})
+	if err == nil || !strings.Contains(err.Error(), "step prep: Volcano's JobFlow labels the step's job volcano.sh/createdByJobTemplate="+ns+".mnist-prep") {
+		t.Errorf("a pipeline in a namespace of a long name: %v", err)
 	}
 }

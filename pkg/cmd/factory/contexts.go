@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/easyai-dev/easyai/pkg/build"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
@@ -30,15 +33,43 @@ func restConfigOf(flags *genericclioptions.ConfigFlags) (*rest.Config, error) {
 	if err := CheckKubeconfig(flags); err != nil {
 		return nil, err
 	}
-	cfg, err := flags.ToRESTConfig()
-	if err != nil {
-		return nil, exit.WithHint(err, "point --kubeconfig or $KUBECONFIG at a cluster")
+	cfg := inClusterConfig(flags)
+	if cfg == nil {
+		var err error
+		if cfg, err = flags.ToRESTConfig(); err != nil {
+			return nil, exit.WithHint(err, "point --kubeconfig or $KUBECONFIG at a cluster")
+		}
 	}
 	// list runs one LIST per kind at once; the defaults (5 QPS) would queue them.
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.UserAgent = "easyai/" + build.Version
 	kube.LimitRequests(cfg)
 	return cfg, nil
+}
+
+// inClusterConfig is the configuration of the pod easyai runs in (its
+// ServiceAccount's token, its cluster's API server: a schedule's launcher,
+// docs/cron.md) when no kubeconfig names another; nil elsewhere. The
+// kubeconfig loader would fall back to it only for a configuration of
+// nothing but defaults, which --request-timeout's default is not.
+func inClusterConfig(flags *genericclioptions.ConfigFlags) *rest.Config {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" || os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "" ||
+		(flags != nil && flags.KubeConfig != nil && *flags.KubeConfig != "") {
+		return nil
+	}
+	if _, err := os.Stat(clientcmd.RecommendedHomeFile); err == nil {
+		return nil
+	}
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return nil
+	}
+	if flags != nil && flags.Timeout != nil {
+		if d, err := time.ParseDuration(*flags.Timeout); err == nil {
+			cfg.Timeout = d
+		}
+	}
+	return cfg
 }
 
 // jobsClientOf is the jobs engine on a context's clients and the

@@ -234,10 +234,16 @@ func TestDocumentedCommandsRun(t *testing.T) {
 			}
 			if runsEasyai(cmds) {
 				ns := c.Namespace(t)
+				if slices.ContainsFunc(cmds, func(cmd docCommand) bool { return strings.Contains(cmd.text, "easyai pipeline run") }) {
+					// Volcano labels a step's job NAMESPACE.PIPELINE-STEP,
+					// at most 63 characters (docs/pipelines.md).
+					ns = c.ShortNamespace(t)
+				}
 				d.kubeconfig, d.ns = kubeconfigIn(t, c, ns), ns
 				if slices.Contains(slices.Collect(maps.Values(names)), true) {
 					c.BoundClaim(t, ns, "team-data")
 				}
+				prepareFlowsAndSchedules(t, c, ns, cmds)
 				for _, name := range slices.Sorted(maps.Keys(names)) {
 					var extra []string
 					if names[name] {
@@ -520,6 +526,16 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 		for _, s := range after {
 			pipeToJQ(t, cmd, res.Stdout, s[1:])
 		}
+	case verb == "pipeline" && len(args) > 1 && args[1] == "run" && !hasFlag(args, "--dry-run"):
+		// The pipeline is made; pipelineDone drives its steps to their end
+		// (the fake nodes' pods run until told), so --wait is left out.
+		args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--wait" })
+		d.runOnce(t, d.kubeconfig, stdin, args).MustSucceed(t)
+	case verb == "pipeline" && len(args) > 2 && (args[1] == "logs" || args[1] == "wait"):
+		d.pipelineDone(t, args[2])
+		if res := d.runOnce(t, d.kubeconfig, stdin, args); res.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", cmd, res.Code, res.Stderr)
+		}
 	case verb == "delete" && !hasFlag(args, "--yes") && !hasFlag(args, "-y"):
 		d.runOnTerminal(t, cmd, args, "Delete ", "y\r", "deleted ")
 	default:
@@ -536,6 +552,51 @@ func (d *docRunner) run(t *testing.T, cmd docCommand) {
 		}
 		save(res.Stdout)
 	}
+}
+
+// prepareFlowsAndSchedules makes ready in ns what the docs' pipelines and
+// schedules need there: the team's claim their steps' storage names, and
+// the ServiceAccount a schedule's launcher runs as (examples/rbac makes it
+// where a team admin applies it).
+func prepareFlowsAndSchedules(t *testing.T, c *cluster.Cluster, ns string, cmds []docCommand) {
+	t.Helper()
+	has := func(part string) bool {
+		return slices.ContainsFunc(cmds, func(cmd docCommand) bool { return strings.Contains(cmd.text, part) })
+	}
+	if has("easyai pipeline run") {
+		c.BoundClaim(t, ns, "team-data")
+	}
+	if has("easyai cron create") {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "easyai-cron"}}
+		if _, err := c.Kube.CoreV1().ServiceAccounts(ns).Create(cluster.Context(t, 30*time.Second), sa, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// pipelineDone drives the pipeline name of the file's namespace to its
+// end: each step's pods, once running, print a line and end with exit 0 (on
+// the fake nodes they run until told), until every step has succeeded.
+func (d *docRunner) pipelineDone(t *testing.T, name string) {
+	t.Helper()
+	cluster.Eventually(t, 3*time.Minute, "every step of pipeline "+name+" succeeded", func(ctx context.Context) (bool, error) {
+		pods, err := d.c.Kube.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{LabelSelector: "volcano.sh/job-name"})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning && p.Annotations[cluster.RunForAnnotation] == "" {
+				d.c.PodLog(t, d.ns, p.Name, nil).Println(p.Name + ": step done")
+				d.c.EndPod(t, d.ns, p.Name, 0)
+			}
+		}
+		res := d.runOnce(t, d.kubeconfig, "", []string{"pipeline", "get", name, "-o", "json"})
+		var st struct{ State string }
+		if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &st) != nil {
+			return false, nil
+		}
+		return st.State == "Succeeded", nil
+	})
 }
 
 // answerServing makes every pod of the serving name answer on its port
