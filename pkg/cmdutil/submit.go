@@ -1,13 +1,16 @@
 package cmdutil
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
+	"github.com/easyai-dev/easyai/pkg/render"
 	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
@@ -77,4 +80,40 @@ func PrintSubmitted(f *Factory, p platform.Platform, print *printers.PrintFlags,
 		fmt.Fprintf(f.IOStreams.ErrOut, "See it with: %s get %s\n", f.ExecutableName, p.JobArgs(res.Job))
 	}
 	return nil
+}
+
+// JobFileSubmission is a job file submitted on a user's behalf by a
+// command other than submit (a pipeline's step, a schedule's run): named,
+// of an experiment, labelled, with --set values over the file's.
+type JobFileSubmission struct {
+	File       render.ValueFile
+	Name       string
+	Experiment string
+	Labels     []string
+	Set        []string
+	DryRun     submit.DryRun
+	// Notes, when set, gets what submit says besides the result (nil: nothing).
+	Notes io.Writer
+}
+
+// SubmitJobFile submits s as "submit -f" would, with its checks and
+// messages, never asking anything.
+func SubmitJobFile(ctx context.Context, f *Factory, s JobFileSubmission) (*platform.Submitted, error) {
+	req := &submit.JobRequest{
+		Kinds: f.Kinds, JobFiles: []render.ValueFile{s.File}, Set: s.Set, DryRun: s.DryRun,
+		Flags: submit.Flags{Name: s.Name, Experiment: s.Experiment, Labels: s.Labels},
+	}
+	req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
+	if err := CompleteSubmission(f, req); err != nil {
+		return nil, err
+	}
+	req.Prompter, req.Notes = nil, s.Notes
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := f.Platform()
+	if err != nil {
+		return nil, err
+	}
+	return p.Submit(ctx, req)
 }

@@ -193,7 +193,7 @@ func statusOf(flow *unstructured.Unstructured, jobs []unstructured.Unstructured)
 		tmpl, _ := m["name"].(string)
 		step := strings.TrimPrefix(tmpl, name+"-")
 		targets, _, _ := unstructured.NestedStringSlice(m, "dependsOn", "targets")
-		s := StepStatus{Name: jobmodel.OneLine(step), Kind: "volcano", Job: "vcjob/" + JobName(name, step)}
+		s := StepStatus{Name: jobmodel.OneLine(step), Kind: "volcano", Job: "vcjob/" + jobmodel.OneLine(JobName(name, step))}
 		for _, t := range targets {
 			s.After = append(s.After, jobmodel.OneLine(strings.TrimPrefix(t, name+"-")))
 		}

@@ -33,6 +33,10 @@ type Client struct {
 	// nvidia.com/gpu).
 	GPUResources []string
 	Now          func() time.Time
+
+	// noInferenceServices: the cluster answered that it serves none, or the
+	// user may not list them; not asked again (--wait polls every second).
+	noInferenceServices bool
 }
 
 func createOptions(dryRun bool) metav1.CreateOptions {
@@ -106,11 +110,12 @@ func (c *Client) Create(ctx context.Context, objs *Objects, dryRun bool) (*Objec
 // after create or update. A cluster without KServe, or a user who may not
 // read InferenceServices, has none.
 func (c *Client) withPending(ctx context.Context, namespace, selector string, ds []appsv1.Deployment) ([]appsv1.Deployment, error) {
-	if c.Dynamic == nil {
+	if c.Dynamic == nil || c.noInferenceServices {
 		return ds, nil
 	}
 	list, err := c.Dynamic.Resource(InferenceServices).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+		c.noInferenceServices = true
 		return ds, nil
 	}
 	if err != nil {

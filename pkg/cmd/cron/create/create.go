@@ -278,26 +278,14 @@ func (o *Options) jobFileOfSubmit() ([]byte, error) {
 // checkJobFile renders the job file as a run would submit it (a dry run):
 // what submit refuses, create refuses now, not at 2 in the morning.
 func (o *Options) checkJobFile(ctx context.Context) error {
-	req := &submit.JobRequest{
-		Kinds: o.Factory.Kinds, JobFiles: []render.ValueFile{{Name: o.File, Data: o.Spec.JobFile}}, DryRun: submit.DryRunClient,
-		Flags: submit.Flags{Name: cron.RunName(o.Name, o.Factory.Now()), Experiment: o.Name, Labels: []string{cron.Label + "=" + o.Name}},
-	}
+	dryRun := submit.DryRunClient
 	if o.dryRun == submit.DryRunServer {
-		req.DryRun = submit.DryRunServer
+		dryRun = submit.DryRunServer
 	}
-	req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
-	if err := cmdutil.CompleteSubmission(o.Factory, req); err != nil {
-		return err
-	}
-	req.Prompter, req.Notes = nil, nil
-	if err := req.Validate(); err != nil {
-		return err
-	}
-	p, err := o.Factory.Platform()
-	if err != nil {
-		return err
-	}
-	_, err = p.Submit(ctx, req)
+	_, err := cmdutil.SubmitJobFile(ctx, o.Factory, cmdutil.JobFileSubmission{
+		File: render.ValueFile{Name: o.File, Data: o.Spec.JobFile}, Name: cron.RunName(o.Name, o.Factory.Now()),
+		Experiment: o.Name, Labels: []string{cron.Label + "=" + o.Name}, DryRun: dryRun,
+	})
 	return err
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/render"
-	"github.com/easyai-dev/easyai/pkg/submit"
 )
 
 // Options of cron launch.
@@ -41,20 +40,11 @@ finished jobs beyond --keep. Inside the pod it uses the pod's ServiceAccount.`,
 
 // submit submits the schedule's job file as this run's job, named
 // NAME-YYYYMMDD-HHMMSS, labelled with the schedule, of its experiment.
-func (o *Options) submit(ctx context.Context, p platform.Platform, jobFile []byte) error {
-	req := &submit.JobRequest{
-		Kinds: o.Factory.Kinds, JobFiles: []render.ValueFile{{Name: "the job file of schedule " + o.Name, Data: jobFile}},
-		Flags: submit.Flags{Name: cron.RunName(o.Name, o.Factory.Now()), Experiment: o.Name, Labels: []string{cron.Label + "=" + o.Name}},
-	}
-	req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
-	if err := cmdutil.CompleteSubmission(o.Factory, req); err != nil {
-		return err
-	}
-	req.Prompter = nil
-	if err := req.Validate(); err != nil {
-		return err
-	}
-	res, err := p.Submit(ctx, req)
+func (o *Options) submit(ctx context.Context, jobFile []byte) error {
+	res, err := cmdutil.SubmitJobFile(ctx, o.Factory, cmdutil.JobFileSubmission{
+		File: render.ValueFile{Name: "the job file of schedule " + o.Name, Data: jobFile}, Name: cron.RunName(o.Name, o.Factory.Now()),
+		Experiment: o.Name, Labels: []string{cron.Label + "=" + o.Name}, Notes: o.Factory.IOStreams.ErrOut,
+	})
 	if err != nil {
 		return err
 	}
@@ -99,7 +89,7 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		fmt.Fprintf(out, "schedule %s: %s deleted (concurrency Replace)\n", o.Name, byName[name])
 	}
-	if err := o.submit(ctx, p, settings.JobFile); err != nil {
+	if err := o.submit(ctx, settings.JobFile); err != nil {
 		return err
 	}
 	for _, name := range d.Prune {

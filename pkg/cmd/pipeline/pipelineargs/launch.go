@@ -136,26 +136,14 @@ func (l *Launch) jobFile(source string) func(s *pipeline.Step) (string, []byte, 
 // only in the JobFlow controller's log.
 func (l *Launch) renderStep(pipelineName string) pipeline.RenderStep {
 	return func(ctx context.Context, step, name string, file []byte, fileName string, set []string) (*unstructured.Unstructured, error) {
-		req := &submit.JobRequest{
-			Kinds: l.Factory.Kinds, JobFiles: []render.ValueFile{{Name: fileName, Data: file}}, Set: set, DryRun: submit.DryRunServer,
-			Flags: submit.Flags{Name: name, Experiment: pipelineName, Labels: []string{pipeline.Label + "=" + pipelineName, pipeline.StepLabel + "=" + step}},
-		}
+		dryRun := submit.DryRunServer
 		if l.dryRun == submit.DryRunClient {
-			req.DryRun = submit.DryRunClient
+			dryRun = submit.DryRunClient
 		}
-		req.Flags.Changed = func(flag string) bool { return flag == "name" || flag == "label" || flag == "experiment" }
-		if err := cmdutil.CompleteSubmission(l.Factory, req); err != nil {
-			return nil, err
-		}
-		req.Prompter, req.Notes = nil, nil
-		if err := req.Validate(); err != nil {
-			return nil, err
-		}
-		p, err := l.Factory.Platform()
-		if err != nil {
-			return nil, err
-		}
-		res, err := p.Submit(ctx, req)
+		res, err := cmdutil.SubmitJobFile(ctx, l.Factory, cmdutil.JobFileSubmission{
+			File: render.ValueFile{Name: fileName, Data: file}, Name: name, Experiment: pipelineName,
+			Labels: []string{pipeline.Label + "=" + pipelineName, pipeline.StepLabel + "=" + step}, Set: set, DryRun: dryRun,
+		})
 		if err != nil {
 			return nil, err
 		}
