@@ -85,6 +85,9 @@ type Request struct {
 	Persisted *Persisted
 
 	Colour bool
+	// Prefix comes before each replica's name in the prefix of its lines
+	// ("train/" of a pipeline step's job: "[train/worker-0] ").
+	Prefix string
 	// Terminal: Out is a terminal. The lines containers wrote are then made
 	// safe for it: their colours kept, other escape sequences and control
 	// characters not passed on (terminalSafe).
@@ -235,7 +238,7 @@ func (c *Request) printAll(ctx context.Context, replicas []jobmodel.Replica, pod
 	failed, opened := 0, 0
 	printKept := func(name, file string) {
 		opened++
-		if err := pl.print(ctx, file, prefixOf(name, c.Colour), c.Tail, out); err != nil && ctx.Err() == nil {
+		if err := pl.print(ctx, file, prefixOf(c.Prefix+name, c.Colour), c.Tail, out); err != nil && ctx.Err() == nil {
 			failed++
 			fmt.Fprintf(c.ErrOut, "%s: %v\n", name, err)
 		}
@@ -377,7 +380,7 @@ func (c *Request) copyOnce(ctx context.Context, p *corev1.Pod, container string,
 	}
 	defer stream.Close()
 	task := replicaTask(c.Kind, c.Job, p)
-	return copyLines(stream, out, prefixOf(streamName(task, p, container, c.Container), c.Colour), resume, c.Timestamps)
+	return copyLines(stream, out, prefixOf(c.Prefix+streamName(task, p, container, c.Container), c.Colour), resume, c.Timestamps)
 }
 
 // replicaTask names the replica a pod runs, as the kind names it; the pod's

@@ -291,6 +291,11 @@ func TestLogsOfEveryReplicaInOrder(t *testing.T) {
 		t.Errorf("request %+v: want previous, tail 1, no follow", last)
 	}
 
+	stdout, _, err = run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src, Role: "worker", Prefix: "train/"}, podsOfMnist()...)
+	if err != nil || stdout != "[train/worker-0] w0 step 1\n[train/worker-0] w0 step 2\n[train/worker-1] w1 step 1\n" {
+		t.Errorf("a pipeline step's prefix: %q, %v", stdout, err)
+	}
+
 	if _, _, err = run(t, Request{Job: mnist(kubeflowv1.JobCreated, kubeflowv1.JobRunning), Source: src, Tasks: []string{"ps-0"}, Since: 10 * time.Minute, Timestamps: true}, podsOfMnist()...); err != nil {
 		t.Fatal(err)
 	}

@@ -222,7 +222,7 @@ func (c *Request) copyStream(ctx context.Context, t streamTarget, resume *resume
 		return err
 	}
 	defer body.Close()
-	return copyLines(body, out, prefixOf(t.task, c.Colour), resume, c.Timestamps)
+	return copyLines(body, out, prefixOf(c.Prefix+t.task, c.Colour), resume, c.Timestamps)
 }
 
 // streamOptions asks for stamped lines: from the last one shown when the

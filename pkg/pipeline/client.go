@@ -367,11 +367,17 @@ func (c *Client) Delete(ctx context.Context, namespace, name string) error {
 
 func ptr[T any](v T) *T { return &v }
 
+// hasJob: a step in this state has a job ("": not seen yet).
+func hasJob(state string) bool {
+	return state != "" && state != Waiting && state != Blocked
+}
+
 // Wait waits until the pipeline has succeeded (nil) or failed (exit 4,
 // naming the first failed step and the steps never to run), or timeout
 // has passed (exit 5). Each check reads the pipeline afresh; a step that
-// changes state is said on notes.
-func (c *Client) Wait(ctx context.Context, namespace, name string, timeout time.Duration, notes io.Writer) (*Status, error) {
+// changes state is said on notes, and onJob (when not nil) is called once
+// for each step when Volcano has created its job.
+func (c *Client) Wait(ctx context.Context, namespace, name string, timeout time.Duration, notes io.Writer, onJob func(StepStatus)) (*Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	said := map[string]string{}
@@ -386,6 +392,9 @@ func (c *Client) Wait(ctx context.Context, namespace, name string, timeout time.
 			for _, s := range st.Steps {
 				if said[s.Name] != s.State && s.State != Waiting && notes != nil {
 					fmt.Fprintf(notes, "step %s: %s\n", s.Name, s.State)
+				}
+				if onJob != nil && !hasJob(said[s.Name]) && hasJob(s.State) {
+					onJob(s)
 				}
 				said[s.Name] = s.State
 			}

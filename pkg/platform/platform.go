@@ -186,6 +186,12 @@ type Waited struct {
 type LogRequest struct {
 	Out, ErrOut io.Writer
 	Colour      bool
+	// Terminal: Out is a terminal; the containers' lines are made safe for
+	// it (their control characters not passed on).
+	Terminal bool
+	// Prefix comes before each replica's name in the prefix of its lines
+	// ("train/" of a pipeline step: "[train/worker-0] ").
+	Prefix string
 }
 
 // ResourceRequest selects what Resources reports.

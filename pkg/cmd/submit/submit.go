@@ -326,7 +326,8 @@ func (o *Options) followLogs(ctx context.Context, job *platform.Job, out io.Writ
 	logCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() {
-		done <- o.platform.Logs(logCtx, job, platform.LogRequest{Out: out, ErrOut: io.ErrOut, Colour: io.ColorEnabled() && out == io.Out})
+		done <- o.platform.Logs(logCtx, job, platform.LogRequest{Out: out, ErrOut: io.ErrOut, Colour: io.ColorEnabled() && out == io.Out,
+			Terminal: out == io.Out && io.IsStdoutTTY() || out == io.ErrOut && io.IsStderrTTY()})
 	}()
 	return func(waitErr error) {
 		defer cancel()

@@ -388,6 +388,6 @@ func (p *Platform) Logs(ctx context.Context, job *platform.Job, opts platform.Lo
 	return logs.Run(ctx, logs.Request{
 		Kind: h.kind, Job: h.obj, Kube: client.Kube, Dynamic: client.Dynamic,
 		Follow: true, Tail: -1, MaxLogRequests: logs.DefaultMaxLogRequests,
-		Colour: opts.Colour, Out: opts.Out, ErrOut: opts.ErrOut,
+		Colour: opts.Colour, Terminal: opts.Terminal, Prefix: opts.Prefix, Out: opts.Out, ErrOut: opts.ErrOut,
 	})
 }

@@ -200,8 +200,16 @@ func pipelineSucceeds(t *testing.T, c *cluster.Cluster, ns string, run func(...s
 }
 
 func pipelineFails(t *testing.T, c *cluster.Cluster, ns string, run func(...string) easyai.Result) {
-	run("pipeline", "run", "-f", pipelineFile(t, "bad", "1")).MustSucceed(t)
-	r := run("pipeline", "wait", "bad", "--timeout", "2m")
+	// run --wait --logs follows each step's log once Volcano has made its
+	// job, each line prefixed with its step, and exits as wait does.
+	c.PodLog(t, ns, "bad-bad-a-worker-0", nil).Println("a: preparing", "a: done")
+	c.PodLog(t, ns, "bad-bad-b-worker-0", nil).Println("b: loss 0.5", "b: diverged")
+	r := run("pipeline", "run", "-f", pipelineFile(t, "bad", "1"), "--wait", "--logs", "--timeout", "2m")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "pipeline bad failed: step b failed; c, d will never run") ||
+		!strings.Contains(r.Stdout, "[a/worker-0] a: preparing\n[a/worker-0] a: done\n") || !strings.Contains(r.Stdout, "[b/worker-0] b: loss 0.5\n[b/worker-0] b: diverged\n") {
+		t.Errorf("run --wait --logs of a pipeline whose b fails: exit %d, stdout %q, stderr %q; want 4 and a's and b's lines", r.Code, r.Stdout, r.Stderr)
+	}
+	r = run("pipeline", "wait", "bad", "--timeout", "2m")
 	if r.Code != 4 || !strings.Contains(r.Stderr, "pipeline bad failed: step b failed; c, d will never run") {
 		t.Errorf("wait of a pipeline whose b fails: exit %d, stderr %q; want 4 naming b, c and d", r.Code, r.Stderr)
 	}

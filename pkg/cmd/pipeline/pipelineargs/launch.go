@@ -27,6 +27,7 @@ type Launch struct {
 	Factory   *cmdutil.Factory
 	Print     *printers.PrintFlags
 	Wait      bool
+	Logs      bool
 	Timeout   time.Duration
 	DryRunArg string
 
@@ -39,9 +40,10 @@ func NewLaunch(f *cmdutil.Factory) Launch {
 		printers.FormatJSON, printers.FormatYAML, printers.FormatName)}
 }
 
-// AddFlags adds --wait, --timeout, --dry-run and -o.
+// AddFlags adds --wait, --logs, --timeout, --dry-run and -o.
 func (l *Launch) AddFlags(cmd *cobra.Command) {
 	cmdutil.AddWaitFlags(cmd, &l.Wait, "wait until every step has succeeded, or one failed", &l.Timeout, 24*time.Hour)
+	cmd.Flags().BoolVar(&l.Logs, "logs", false, "with --wait: follow each step's logs once its job is created, prefixed with the step (on stderr with -o)")
 	cmd.Flags().StringVar(&l.DryRunArg, "dry-run", string(submit.DryRunNone), `"client": print what would be created; "server": have the API server check it`)
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = string(submit.DryRunClient)
 	l.Print.AddFlags(cmd)
@@ -56,6 +58,9 @@ func (l *Launch) Validate() error {
 	var err error
 	if l.dryRun, err = submit.ParseDryRun(l.DryRunArg); err != nil {
 		return err
+	}
+	if l.Logs && !l.Wait {
+		return exit.UsageErrorf("--logs follows the steps' logs while waiting: add --wait")
 	}
 	if l.Wait && l.dryRun != submit.DryRunNone {
 		return exit.UsageErrorf("--wait: a dry run creates nothing to wait for")
@@ -93,7 +98,25 @@ func (l *Launch) Run(ctx context.Context, f *pipeline.File, source string) error
 	if !l.Wait {
 		return nil
 	}
-	st, err := c.Wait(ctx, ns, plan.Name, l.Timeout, l.Factory.IOStreams.ErrOut)
+	return l.wait(ctx, c, ns, plan.Name)
+}
+
+// wait waits for the pipeline, following its steps' logs with --logs:
+// their last lines come before the line saying how it ended.
+func (l *Launch) wait(ctx context.Context, c *pipeline.Client, ns, name string) error {
+	var onJob func(pipeline.StepStatus)
+	var logs *stepLogs
+	if l.Logs {
+		var err error
+		if logs, err = l.followSteps(ctx); err != nil {
+			return err
+		}
+		onJob = logs.follow
+	}
+	st, err := c.Wait(ctx, ns, name, l.Timeout, l.Factory.IOStreams.ErrOut, onJob)
+	if logs != nil {
+		logs.end(err)
+	}
 	if err != nil {
 		return err
 	}

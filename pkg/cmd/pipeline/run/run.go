@@ -41,11 +41,13 @@ When a step fails, Volcano's JobFlow creates none of the steps after it:
 "pipeline get" and "pipeline wait" say which will never run.
 
 --wait waits until every step has succeeded (exit 0), one has failed
-(exit 4, naming it) or --timeout has passed (exit 5). --dry-run=client prints
+(exit 4, naming it) or --timeout has passed (exit 5); with --logs it follows
+each step's logs from when its job is made, each line prefixed with the
+step and replica ("[train/worker-0] "). --dry-run=client prints
 the JobFlow and JobTemplates; --dry-run=server has the API server check them.
 Nothing is left half-created when something fails.`
 
-const examples = `  easyai pipeline run -f examples/pipeline/pipeline.yaml --wait
+const examples = `  easyai pipeline run -f examples/pipeline/pipeline.yaml --wait --logs
   easyai pipeline run -f pipeline.yaml --name nightly-3 --dry-run=server
   easyai pipeline run -f pipeline.yaml --dry-run -o yaml`
 

@@ -52,7 +52,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := c.Wait(ctx, ns, o.Name, o.Timeout, o.Factory.IOStreams.ErrOut)
+	st, err := c.Wait(ctx, ns, o.Name, o.Timeout, o.Factory.IOStreams.ErrOut, nil)
 	if err != nil {
 		return err
 	}
