@@ -2,7 +2,7 @@
 # Builds the local cluster's binaries from Go modules into the cache, once per
 # version: etcd, kube-apiserver/-controller-manager/-scheduler and kubectl,
 # kwok, the training-operator, Kubeflow Trainer v2 with JobSet, KServe (those
-# of EASYAI_CLUSTER_COMPONENTS) and Volcano; for the real node (unless
+# of EASYAI_CLUSTER_COMPONENTS), Volcano and the CRD of Volcano 1.13's CronJob; for the real node (unless
 # EASYAI_REAL_NODE=0) the kubelet, CoreDNS, the node tools and the images
 # (images.sh). A warm cache makes this a no-op.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,7 +30,7 @@ running_from() {
 # A cold build's seconds on a 2-core machine (measured; docs/development.md),
 # for the progress lines until this machine has built a component itself
 # ($BIN_CACHE/build-times then holds its own last times).
-declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [volcano]=260 [kubelet]=250 [coredns]=180 [nodetools]=40)
+declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [volcano]=260 [volcanocron]=90 [kubelet]=250 [coredns]=180 [nodetools]=40)
 times_file=$BIN_CACHE/build-times
 expected_seconds() {
   local recorded
@@ -168,6 +168,22 @@ build_kwok() {
   fi
 }
 
+# Volcano 1.13's CronJob CRD, generated from its API types by controller-gen
+# (tools/volcanocron): built once, then the CRD beside it in the cache.
+build_volcanocron() {
+  local dir crd tmp
+  dir=$(volcanocron_bin_dir)
+  build volcanocron "$dir" "-s -w" sigs.k8s.io/controller-tools/cmd/controller-gen
+  crd=$dir/batch.volcano.sh_cronjobs.yaml
+  [ -f "$crd" ] && return
+  tmp=$(mktemp -d)
+  (cd "$TOOLS_DIR/volcanocron" && "$dir/controller-gen" crd:generateEmbeddedObjectMeta=true paths=volcano.sh/apis/pkg/apis/batch/v1alpha1 output:crd:dir="$tmp") ||
+    { rm -rf "$tmp"; die "volcanocron: controller-gen made no CRD"; }
+  [ -f "$tmp/${crd##*/}" ] || { rm -rf "$tmp"; die "volcanocron: controller-gen made no ${crd##*/}"; }
+  mv "$tmp/${crd##*/}" "$crd" && rm -rf "$tmp"
+  log "volcanocron: generated Volcano's CronJob CRD"
+}
+
 [ "$build_jobs" -le 1 ] || log "building up to $build_jobs components at once ($cores cores)"
 spawn build etcd "$(etcd_bin_dir)" "-s -w" go.etcd.io/etcd/server/v3
 spawn build_kube
@@ -183,6 +199,7 @@ if has_component kserve; then
 fi
 spawn build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager
+spawn build_volcanocron
 # The real node: its kubelet (after the control plane, whose build cache it
 # shares), a minimal CoreDNS, the small node tools, then its images.
 if real_node; then

@@ -106,6 +106,7 @@ kube_bin_dir()              { component_dir kube k8s.io/kubernetes; }
 etcd_bin_dir()              { component_dir etcd go.etcd.io/etcd/server/v3; }
 kwok_bin_dir()              { component_dir kwok sigs.k8s.io/kwok; }
 volcano_bin_dir()           { component_dir volcano volcano.sh/volcano; }
+volcanocron_bin_dir()       { component_dir volcanocron volcano.sh/apis; }
 training_operator_bin_dir() { component_dir training-operator github.com/kubeflow/training-operator; }
 trainer_bin_dir()           { component_dir trainer github.com/kubeflow/trainer/v2; }
 kserve_bin_dir()            { component_dir kserve github.com/kserve/kserve; }

@@ -103,7 +103,9 @@ log "installing CRDs (kwok, Volcano, $EASYAI_CLUSTER_COMPONENTS) and webhook con
 # (Server-side: the CRDs are too large for the last-applied annotation.)
 apply_files() { local args=() f; for f in "$@"; do args+=(-f "$f"); done; kubectl apply --server-side "${args[@]}" >/dev/null; }
 crds=("$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml
-  "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml)
+  "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml
+  # Volcano 1.13's CronJob API, with no controller behind it (build.sh).
+  "$(volcanocron_bin_dir)"/batch.volcano.sh_cronjobs.yaml)
 if has_component training-operator; then crds+=("$TRAINING_OPERATOR_SRC"/manifests/base/crds/kubeflow.org_*.yaml); fi
 if has_component trainer; then
   crds+=("$TRAINER_SRC"/manifests/base/crds/trainer.kubeflow.org_*.yaml "$JOBSET_SRC"/config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml)

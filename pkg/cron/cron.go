@@ -8,6 +8,7 @@ package cron
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,7 +19,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -55,9 +58,11 @@ func ConfigMapName(name string) string { return name + "-cron" }
 // Spec is one schedule as the user asked for it.
 type Spec struct {
 	Name, Namespace string
-	Schedule        string
-	TimeZone        string
-	Concurrency     string
+	// Backend is BackendKubernetes ("": the same) or BackendVolcano.
+	Backend     string
+	Schedule    string
+	TimeZone    string
+	Concurrency string
 	// Keep is how many finished jobs of the schedule are kept (0: all).
 	Keep int
 	// JobFile is the job file (submit -f) each run submits.
@@ -105,6 +110,13 @@ func (s *Spec) Validate() error {
 	if s.Keep < 0 {
 		return exit.UsageErrorf("--keep %d: must not be negative (0 keeps every job)", s.Keep)
 	}
+	switch s.Backend {
+	case "", BackendKubernetes:
+	case BackendVolcano:
+		return nil // no launcher
+	default:
+		return exit.UsageErrorf("--backend %q: kubernetes or volcano", s.Backend)
+	}
 	if s.Image == "" {
 		return exit.UsageErrorf("no launcher image: give --image or set cron-image (easyai config set cron-image IMAGE)")
 	}
@@ -113,8 +125,19 @@ func (s *Spec) Validate() error {
 
 // Objects are what a schedule is made of.
 type Objects struct {
+	// CronJob and ConfigMap are a schedule of the kubernetes backend.
 	CronJob   *batchv1.CronJob
 	ConfigMap *corev1.ConfigMap
+	// Volcano is a schedule of the volcano backend (RenderVolcano).
+	Volcano *unstructured.Unstructured
+}
+
+// Items are the objects, as a List's items.
+func (o *Objects) Items() []any {
+	if o.Volcano != nil {
+		return []any{o.Volcano.Object}
+	}
+	return []any{o.CronJob, o.ConfigMap}
 }
 
 // Render makes the schedule's objects: the ConfigMap of its job file, and
@@ -182,7 +205,12 @@ func LauncherArgs(name, namespace string) []string {
 // Client reads and changes the schedules of a cluster.
 type Client struct {
 	Kube kubernetes.Interface
-	Now  func() time.Time
+	// Dynamic reads Volcano's CronJobs (nil: schedules of the kubernetes
+	// backend only).
+	Dynamic dynamic.Interface
+	Now     func() time.Time
+	// Warn, when not nil, is where a schedule that could not be read is said.
+	Warn io.Writer
 }
 
 func createOptions(dryRun bool) metav1.CreateOptions {
@@ -197,7 +225,16 @@ func createOptions(dryRun bool) metav1.CreateOptions {
 // made), then its ConfigMap owned by it, then resumes it. When the
 // ConfigMap cannot be made the CronJob is deleted again.
 func (c *Client) Create(ctx context.Context, o *Objects, dryRun bool) error {
+	if o.Volcano != nil {
+		if err := c.nameFree(ctx, o.Volcano.GetNamespace(), o.Volcano.GetName()); err != nil {
+			return err
+		}
+		return c.createVolcano(ctx, o.Volcano, dryRun)
+	}
 	ns, name := o.CronJob.Namespace, o.CronJob.Name
+	if err := c.nameFree(ctx, ns, name); err != nil {
+		return err
+	}
 	if _, err := c.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, o.CronJob.Spec.JobTemplate.Spec.Template.Spec.ServiceAccountName, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		return exit.UsageErrorf("the launcher's ServiceAccount %s does not exist in namespace %s: a namespace admin makes it (examples/rbac/easyai-user.yaml), or give --service-account", o.CronJob.Spec.JobTemplate.Spec.Template.Spec.ServiceAccountName, ns)
 	}
@@ -237,47 +274,111 @@ func (c *Client) Create(ctx context.Context, o *Objects, dryRun bool) error {
 
 func ptr[T any](v T) *T { return &v }
 
-// cronJob reads the schedule's CronJob; one that is not easyai's (no
-// label) or none is a not-found error.
-func (c *Client) cronJob(ctx context.Context, namespace, name string) (*batchv1.CronJob, error) {
+// schedule is one schedule as the cluster holds it: a Kubernetes CronJob
+// running easyai's launcher, or Volcano's CronJob.
+type schedule struct {
+	batch   *batchv1.CronJob
+	volcano *unstructured.Unstructured
+}
+
+// find reads the schedule: its Kubernetes CronJob, else its Volcano
+// CronJob. None of easyai's (no label) is a not-found error.
+func (c *Client) find(ctx context.Context, namespace, name string) (*schedule, error) {
 	cj, err := c.Kube.BatchV1().CronJobs(namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) || (err == nil && cj.Labels[Label] != name) {
-		return nil, exit.NotFoundErrorf("schedule %s not found in namespace %s (easyai cron list)", name, namespace)
+	switch {
+	case err == nil && cj.Labels[Label] == name:
+		return &schedule{batch: cj}, nil
+	case err != nil && !apierrors.IsNotFound(err):
+		return nil, err
 	}
-	return cj, err
+	v, err := c.volcanoCronJob(ctx, namespace, name)
+	switch {
+	case apierrors.IsForbidden(err):
+		return nil, exit.NotFoundErrorf("schedule %s not found in namespace %s among its CronJobs; Volcano's CronJobs could not be read (you may not get cronjobs.batch.volcano.sh there)", name, namespace)
+	case err != nil:
+		return nil, err
+	case v != nil:
+		return &schedule{volcano: v}, nil
+	}
+	return nil, exit.NotFoundErrorf("schedule %s not found in namespace %s (easyai cron list)", name, namespace)
+}
+
+// nameFree: no schedule of either backend, nor a CronJob not easyai's, has
+// the name.
+func (c *Client) nameFree(ctx context.Context, namespace, name string) error {
+	_, err := c.find(ctx, namespace, name)
+	switch {
+	case err == nil:
+		return exit.UsageErrorf("schedule %s already exists in namespace %s (easyai cron delete %s, or choose another name)", name, namespace, name)
+	case exit.IsNotFound(err):
+		return nil
+	}
+	return err
+}
+
+// cronJob reads the schedule's Kubernetes CronJob; one of the volcano
+// backend is a usage error saying what does not apply.
+func (c *Client) cronJob(ctx context.Context, namespace, name, what string) (*batchv1.CronJob, error) {
+	s, err := c.find(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	if s.batch == nil {
+		return nil, exit.UsageErrorf("schedule %s is Volcano's CronJob, which Volcano runs: %s", name, what)
+	}
+	return s.batch, nil
 }
 
 // SetSuspended suspends or resumes the schedule.
 func (c *Client) SetSuspended(ctx context.Context, namespace, name string, suspend bool) error {
-	if _, err := c.cronJob(ctx, namespace, name); err != nil {
+	s, err := c.find(ctx, namespace, name)
+	if err != nil {
 		return err
 	}
+	if s.volcano != nil {
+		return c.setSuspendedVolcano(ctx, namespace, name, suspend)
+	}
 	patch := fmt.Sprintf(`{"spec":{"suspend":%t}}`, suspend)
-	_, err := c.Kube.BatchV1().CronJobs(namespace).Patch(ctx, name, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{FieldManager: "easyai"})
+	_, err = c.Kube.BatchV1().CronJobs(namespace).Patch(ctx, name, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{FieldManager: "easyai"})
 	return err
 }
 
-// Trigger starts one run now: a Job of the CronJob's template, as the
-// CronJob controller would make it (owned by the CronJob, marked manual).
-func (c *Client) Trigger(ctx context.Context, namespace, name string) (*batchv1.Job, error) {
-	cj, err := c.cronJob(ctx, namespace, name)
+// Trigger starts one run now and says what it made: on Kubernetes' CronJob
+// a launcher Job of its template, as the CronJob controller would make it
+// (owned by the CronJob, marked manual); on Volcano's, the run's Volcano Job.
+func (c *Client) Trigger(ctx context.Context, namespace, name string) (string, error) {
+	s, err := c.find(ctx, namespace, name)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	now := time.Now()
-	if c.Now != nil {
-		now = c.Now()
+	if s.volcano != nil {
+		return c.triggerVolcano(ctx, s.volcano)
 	}
+	cj := s.batch
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("%s-manual-%d", name, now.Unix()), Namespace: namespace,
+			Name: manualName(name, c.now()), Namespace: namespace,
 			Labels:          copyMap(cj.Spec.JobTemplate.Labels),
 			Annotations:     map[string]string{"cronjob.kubernetes.io/instantiate": "manual"},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cj, batchv1.SchemeGroupVersion.WithKind("CronJob"))},
 		},
 		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
 	}
-	return c.Kube.BatchV1().Jobs(namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: "easyai"})
+	made, err := c.Kube.BatchV1().Jobs(namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: "easyai"})
+	if err != nil {
+		return "", err
+	}
+	return "launcher job " + made.Name, nil
+}
+
+// manualName is the name of a launcher Job trigger makes at t:
+// NAME-manual-UNIXTIME, or NAME-mBASE36TIME where that would be longer
+// than a Job's name may be (63).
+func manualName(name string, t time.Time) string {
+	if n := fmt.Sprintf("%s-manual-%d", name, t.Unix()); len(n) <= validation.DNS1035LabelMaxLength {
+		return n
+	}
+	return name + "-m" + strconv.FormatInt(t.Unix(), 36)
 }
 
 func copyMap(m map[string]string) map[string]string {
@@ -292,6 +393,7 @@ func copyMap(m map[string]string) map[string]string {
 type Summary struct {
 	Name        string    `json:"name"`
 	Namespace   string    `json:"namespace"`
+	Backend     string    `json:"backend"`
 	Schedule    string    `json:"schedule"`
 	TimeZone    string    `json:"timeZone,omitempty"`
 	Suspended   bool      `json:"suspended"`
@@ -301,6 +403,11 @@ type Summary struct {
 	NextRun     time.Time `json:"nextRun,omitzero"`
 	User        string    `json:"user,omitempty"`
 	Created     time.Time `json:"created"`
+	// LastJob is the newest job of the schedule (KIND/NAME), when list
+	// read the jobs, with when it was made and its state.
+	LastJob        string    `json:"lastJob,omitempty"`
+	LastJobCreated time.Time `json:"lastJobCreated,omitzero"`
+	LastJobState   string    `json:"lastJobState,omitempty"`
 }
 
 // List lists the schedules of namespace ("": every namespace).
@@ -313,6 +420,11 @@ func (c *Client) List(ctx context.Context, namespace string) ([]Summary, error) 
 	for i := range list.Items {
 		out = append(out, c.summarize(&list.Items[i]))
 	}
+	volcano, err := c.listVolcano(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, volcano...)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Namespace != out[j].Namespace {
 			return out[i].Namespace < out[j].Namespace
@@ -324,17 +436,21 @@ func (c *Client) List(ctx context.Context, namespace string) ([]Summary, error) 
 
 // Get reads one schedule.
 func (c *Client) Get(ctx context.Context, namespace, name string) (*Summary, error) {
-	cj, err := c.cronJob(ctx, namespace, name)
+	found, err := c.find(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	s := c.summarize(cj)
+	if found.volcano != nil {
+		s := c.summarizeVolcano(found.volcano)
+		return &s, nil
+	}
+	s := c.summarize(found.batch)
 	return &s, nil
 }
 
 func (c *Client) summarize(cj *batchv1.CronJob) Summary {
 	a := cj.Annotations
-	s := Summary{Name: cj.Name, Namespace: cj.Namespace, Schedule: jobmodel.OneLine(cj.Spec.Schedule), Concurrency: jobmodel.OneLine(a[ConcurrencyAnnotation]),
+	s := Summary{Name: cj.Name, Namespace: cj.Namespace, Backend: BackendKubernetes, Schedule: jobmodel.OneLine(cj.Spec.Schedule), Concurrency: jobmodel.OneLine(a[ConcurrencyAnnotation]),
 		Suspended: cj.Spec.Suspend != nil && *cj.Spec.Suspend, User: jobmodel.OneLine(a[jobmodel.UserAnnotation]), Created: cj.CreationTimestamp.Time}
 	s.Keep, _ = strconv.Atoi(a[KeepAnnotation])
 	if cj.Spec.TimeZone != nil {
@@ -372,10 +488,15 @@ func nextRun(schedule, zone string, now time.Time) time.Time {
 }
 
 // Delete deletes the schedule: its CronJob, and with it its ConfigMap and
-// launcher Jobs (owned by it). The training jobs it submitted stay.
+// launcher Jobs (owned by it); or Volcano's CronJob. The training jobs it
+// submitted stay.
 func (c *Client) Delete(ctx context.Context, namespace, name string) error {
-	if _, err := c.cronJob(ctx, namespace, name); err != nil {
+	s, err := c.find(ctx, namespace, name)
+	if err != nil {
 		return err
+	}
+	if s.volcano != nil {
+		return c.deleteVolcano(ctx, namespace, name)
 	}
 	bg := metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}
 	if err := c.Kube.BatchV1().CronJobs(namespace).Delete(ctx, name, bg); err != nil && !apierrors.IsNotFound(err) {
@@ -397,7 +518,7 @@ type Settings struct {
 
 // Settings reads the schedule's settings (the launcher's first step).
 func (c *Client) Settings(ctx context.Context, namespace, name string) (*Settings, error) {
-	cj, err := c.cronJob(ctx, namespace, name)
+	cj, err := c.cronJob(ctx, namespace, name, "no launcher runs for it")
 	if err != nil {
 		return nil, err
 	}

@@ -72,8 +72,12 @@ func TestRenderAndLifecycle(t *testing.T) {
 	if err := c.SetSuspended(ctx, "team-a", "nightly", true); err != nil {
 		t.Fatal(err)
 	}
-	if job, err := c.Trigger(ctx, "team-a", "nightly"); err != nil || job.Annotations["cronjob.kubernetes.io/instantiate"] != "manual" || job.OwnerReferences[0].Name != "nightly" {
-		t.Errorf("trigger: %+v, %v", job, err)
+	if made, err := c.Trigger(ctx, "team-a", "nightly"); err != nil || made != "launcher job nightly-manual-1795737600" {
+		t.Errorf("trigger: %q, %v", made, err)
+	}
+	job, err := c.Kube.BatchV1().Jobs("team-a").Get(ctx, "nightly-manual-1795737600", metav1.GetOptions{})
+	if err != nil || job.Annotations["cronjob.kubernetes.io/instantiate"] != "manual" || job.OwnerReferences[0].Name != "nightly" {
+		t.Errorf("trigger made %+v, %v", job, err)
 	}
 	if err := c.Create(ctx, objs, false); err == nil || exit.Code(err) != exit.Usage {
 		t.Errorf("a second create: %v", err)

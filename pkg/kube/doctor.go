@@ -92,6 +92,8 @@ func Needs(reg *kinds.Registry) []Need {
 		Need{Verb: "patch", Group: "batch", Resource: "cronjobs", NeededBy: []string{"cron suspend", "cron resume"}},
 		Need{Verb: "create", Group: "batch", Resource: "jobs", NeededBy: []string{"cron trigger"}},
 		Need{Verb: "create", Resource: "configmaps", NeededBy: []string{"cron create"}},
+		Need{Verb: "create", Group: "batch.volcano.sh", Resource: "cronjobs", NeededBy: []string{"cron create --backend volcano"}},
+		Need{Verb: "list", Group: "batch.volcano.sh", Resource: "cronjobs", NeededBy: []string{"cron list (Volcano's CronJobs)"}},
 		Need{Verb: "create", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline run"}},
 		Need{Verb: "list", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline list", "pipeline get", "pipeline wait"}},
 		Need{Verb: "delete", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline delete"}},

@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
@@ -51,34 +50,15 @@ const MaxJobName = 47
 // plugin (kinds.VolcanoFramework: tf, pytorch, mpi) as one, its roles as
 // tasks. Any other kind cannot be a Volcano Job, which is all a JobFlow
 // runs.
-func asVolcano(source, step string, kind kinds.Kind, data []byte) ([]byte, error) {
-	vf, ok := kind.(kinds.VolcanoFramework)
-	if !ok {
+func asVolcano(reg *kinds.Registry, source, step string, kind kinds.Kind, data []byte) ([]byte, error) {
+	out, ok, err := reg.AsVolcanoJobFile(kind, data)
+	switch {
+	case !ok:
 		return nil, exit.UsageErrorf("%s: step %s is a %s job: a pipeline's steps run as Volcano Jobs (Volcano's JobFlow creates nothing else), and a %s job cannot be one", source, step, kind.Name(), kind.Name())
-	}
-	framework, tasks := vf.VolcanoFramework()
-	if framework == "" {
-		return data, nil
-	}
-	var job map[string]any
-	if err := yaml.Unmarshal(data, &job); err != nil {
+	case err != nil:
 		return nil, exit.UsageErrorf("%s: %v", source, err)
 	}
-	job["kind"] = "volcano"
-	if _, set := job["framework"]; !set {
-		job["framework"] = framework
-	}
-	if roles, ok := job["roles"].(map[string]any); ok {
-		for role, task := range tasks {
-			if r, ok := roles[role]; ok {
-				roles[task] = r
-				delete(roles, role)
-			}
-		}
-		job["tasks"] = roles
-		delete(job, "roles")
-	}
-	return yaml.Marshal(job)
+	return out, nil
 }
 
 // RenderStep renders the job of step (a Volcano Job file) named name, with
@@ -96,12 +76,22 @@ type Plan struct {
 	Jobs      []*unstructured.Unstructured
 }
 
-// Build renders every step of f through render (each step's kind named
-// by kindOf, its file read by jobFile) and makes the pipeline's objects. A
-// step with pretrainedFrom mounts that step's model_dir: the upstream's job
-// directory, known once it is rendered, on the same storage.
-func Build(ctx context.Context, f *File, source, namespace string, kindOf func(data []byte) (kinds.Kind, error),
-	jobFile func(*Step) (string, []byte, error), render RenderStep, meta Meta) (*Plan, error) {
+// Steps is how Build reads and renders the steps' jobs.
+type Steps struct {
+	// Kinds are the kinds a step may be; KindOf the kind a job file names.
+	Kinds  *kinds.Registry
+	KindOf func(data []byte) (kinds.Kind, error)
+	// JobFile reads a step's job file.
+	JobFile func(*Step) (string, []byte, error)
+	Render  RenderStep
+}
+
+// Build renders every step of f through steps (each step's kind named by
+// KindOf, its file read by JobFile, rendered by Render) and makes the
+// pipeline's objects. A step with pretrainedFrom mounts that step's
+// model_dir: the upstream's job directory, known once it is rendered, on
+// the same storage.
+func Build(ctx context.Context, f *File, source, namespace string, steps Steps, meta Meta) (*Plan, error) {
 	p := &Plan{Name: f.Name, Namespace: namespace}
 	rendered := map[string]storage.Values{}
 	for _, name := range f.Order() {
@@ -109,15 +99,15 @@ func Build(ctx context.Context, f *File, source, namespace string, kindOf func(d
 		if label := namespace + "." + TemplateName(f.Name, s.Name); len(label) > 63 {
 			return nil, exit.UsageErrorf("%s: step %s: Volcano's JobFlow labels the step's job %s=%s, %d characters, and a label value has at most 63: it would never create the job; shorten the pipeline's or the step's name (or run it in a namespace of a shorter name)", source, s.Name, createdByJobTemplate, label, len(label))
 		}
-		fileName, data, err := jobFile(s)
+		fileName, data, err := steps.JobFile(s)
 		if err != nil {
 			return nil, err
 		}
-		kind, err := kindOf(data)
+		kind, err := steps.KindOf(data)
 		if err != nil {
 			return nil, err
 		}
-		if data, err = asVolcano(fileName, s.Name, kind, data); err != nil {
+		if data, err = asVolcano(steps.Kinds, fileName, s.Name, kind, data); err != nil {
 			return nil, err
 		}
 		jobName := JobName(f.Name, s.Name)
@@ -132,7 +122,7 @@ func Build(ctx context.Context, f *File, source, namespace string, kindOf func(d
 			}
 			set = append(set, "storage.preJobDir="+up.JobDir)
 		}
-		job, err := render(ctx, s.Name, jobName, data, fileName, set)
+		job, err := steps.Render(ctx, s.Name, jobName, data, fileName, set)
 		if err != nil {
 			if !strings.Contains(err.Error(), "step "+s.Name) {
 				err = fmt.Errorf("%s: step %s: %w", source, s.Name, err)

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/easyai-dev/easyai/pkg/kinds/mpijob"
+	"github.com/easyai-dev/easyai/pkg/kinds/registry"
 	"github.com/easyai-dev/easyai/pkg/kinds/trainjob"
 )
 
@@ -73,14 +74,14 @@ func TestStatus(t *testing.T) {
 // TestAsVolcano: a tf, pytorch or mpi job runs as a Volcano Job with its
 // framework's plugin; a kind that cannot be one is refused naming the step.
 func TestAsVolcano(t *testing.T) {
-	out, err := asVolcano("p.yaml", "train", mpijob.New(), []byte("kind: mpi\nroles:\n  launcher: {replicas: 1}\n  worker: {replicas: 2}\n"))
+	out, err := asVolcano(registry.Default(), "p.yaml", "train", mpijob.New(), []byte("kind: mpi\nroles:\n  launcher: {replicas: 1}\n  worker: {replicas: 2}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := string(out); !strings.Contains(s, "framework: mpi") || !strings.Contains(s, "kind: volcano") || !strings.Contains(s, "master:") || strings.Contains(s, "roles") || strings.Contains(s, "launcher") {
 		t.Errorf("mpi as volcano:\n%s", s)
 	}
-	if _, err := asVolcano("p.yaml", "train", trainjob.New(), []byte("kind: trainjob\n")); err == nil || !strings.Contains(err.Error(), "step train is a trainjob job: a pipeline's steps run as Volcano Jobs") {
+	if _, err := asVolcano(registry.Default(), "p.yaml", "train", trainjob.New(), []byte("kind: trainjob\n")); err == nil || !strings.Contains(err.Error(), "step train is a trainjob job: a pipeline's steps run as Volcano Jobs") {
 		t.Errorf("a trainjob step: %v", err)
 	}
 }
@@ -94,7 +95,7 @@ func TestLongNamesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := "team-" + strings.Repeat("a", 50)
-	_, err = Build(context.Background(), f, "p.yaml", ns, nil, nil, nil, Meta{})
+	_, err = Build(context.Background(), f, "p.yaml", ns, Steps{}, Meta{})
 	if err == nil || !strings.Contains(err.Error(), "step prep: Volcano's JobFlow labels the step's job volcano.sh/createdByJobTemplate="+ns+".mnist-prep") {
 		t.Errorf("a pipeline in a namespace of a long name: %v", err)
 	}

@@ -3,7 +3,9 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
@@ -24,7 +28,10 @@ import (
 // ServiceAccount, submits the job labelled with the schedule, and a second
 // run while it runs submits nothing (Forbid); list, get, suspend, resume
 // and delete --with-jobs do what they say; bad input exits 2 and creates
-// nothing.
+// nothing. With --backend volcano the schedule is Volcano's CronJob (its
+// API served by the local cluster without its controller): the API server
+// takes it, trigger makes a run's Volcano Job of its template, which the
+// Volcano controller runs, and every verb works on it.
 func TestCronSubmitsOnItsSchedule(t *testing.T) {
 	t.Parallel()
 	c := cluster.Get(t)
@@ -41,6 +48,7 @@ func TestCronSubmitsOnItsSchedule(t *testing.T) {
 				return easyai.RunWith(t, env(ns), append([]string{"-n", ns}, args...)...)
 			}
 			cronLifecycle(t, c, ns, run)
+			cronOnVolcano(t, c, ns, run)
 		})
 	}
 }
@@ -163,4 +171,95 @@ func cronLifecycle(t *testing.T, c *cluster.Cluster, ns string, run func(...stri
 	if r := run("cron", "get", "nightly"); r.Code != 3 {
 		t.Errorf("cron get after delete: exit %d", r.Code)
 	}
+}
+
+var volcanoCronJobs = schema.GroupVersionResource{Group: "batch.volcano.sh", Version: "v1alpha1", Resource: "cronjobs"}
+
+func cronOnVolcano(t *testing.T, c *cluster.Cluster, ns string, run func(...string) easyai.Result) {
+	ctx := cluster.Context(t, 3*time.Minute)
+	file := filepath.Join(t.TempDir(), "job.yaml")
+	if err := os.WriteFile(file, []byte("kind: tf\nimage: example.com/train:1\ncommand: [python, train.py]\n"+
+		"env: [{name: "+cluster.RunForEnv+", value: \"10m\"}]\nroles: {worker: {replicas: 2}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trainjob := filepath.Join(t.TempDir(), "trainjob.yaml")
+	if err := os.WriteFile(trainjob, []byte("kind: trainjob\nimage: example.com/train:1\ncommand: [python, train.py]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", file, "--image", "example.com/easyai:1"}, "--image is the launcher's"},
+		{[]string{"-f", trainjob}, "is a trainjob job, which cannot run as a Volcano Job"},
+		{[]string{"-f", file, "--backend", "argo"}, `--backend "argo": kubernetes or volcano`},
+	} {
+		args := append([]string{"cron", "create", "vbad", "--schedule", "0 3 * * *", "--backend", "volcano"}, bad.args...)
+		if r := run(args...); r.Code != 2 || !strings.Contains(r.Stderr, bad.want) {
+			t.Errorf("cron create %v: exit %d, stderr %q; want 2 and %q", bad.args, r.Code, r.Stderr, bad.want)
+		}
+	}
+	if _, err := c.Dynamic.Resource(volcanoCronJobs).Namespace(ns).Get(ctx, "vbad", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a refused schedule was created: %v", err)
+	}
+
+	r := run("cron", "create", "vnightly", "--schedule", "0 3 * * *", "--backend", "volcano", "--concurrency", "Replace", "--keep", "2", "-f", file, "--dry-run=server").MustSucceed(t)
+	if r.Stdout != "schedule vnightly checked by the API server (server dry run; nothing was created) in namespace "+ns+" (Volcano's CronJob): 0 3 * * *\n" {
+		t.Errorf("cron create --backend volcano --dry-run=server: %q", r.Stdout)
+	}
+	if _, err := c.Dynamic.Resource(volcanoCronJobs).Namespace(ns).Get(ctx, "vnightly", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a server dry run created the schedule: %v", err)
+	}
+	run("cron", "create", "vnightly", "--schedule", "0 3 * * *", "--backend", "volcano", "--concurrency", "Replace", "--keep", "2", "-f", file).MustSucceed(t)
+	cj, err := c.Dynamic.Resource(volcanoCronJobs).Namespace(ns).Get(ctx, "vnightly", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, _, _ := unstructured.NestedString(cj.Object, "spec", "concurrencyPolicy")
+	keep, _, _ := unstructured.NestedInt64(cj.Object, "spec", "successfulJobsHistoryLimit")
+	tmplLabels, _, _ := unstructured.NestedStringMap(cj.Object, "spec", "jobTemplate", "metadata", "labels")
+	plugins, _, _ := unstructured.NestedMap(cj.Object, "spec", "jobTemplate", "spec", "plugins")
+	if policy != "Replace" || keep != 2 || tmplLabels["easyai.io/cron"] != "vnightly" || tmplLabels["easyai.io/experiment"] != "vnightly" || plugins["tensorflow"] == nil {
+		t.Errorf("Volcano's CronJob as the API server keeps it: policy %q, keep %d, template labels %v, plugins %v", policy, keep, tmplLabels, plugins)
+	}
+
+	r = run("cron", "trigger", "vnightly").MustSucceed(t)
+	job, ok := strings.CutPrefix(strings.TrimSpace(r.Stdout), "schedule vnightly triggered: job vcjob/")
+	if !ok {
+		t.Fatalf("cron trigger: %q", r.Stdout)
+	}
+	cluster.Eventually(t, time.Minute, "the triggered run running", func(ctx context.Context) (bool, error) {
+		var got struct {
+			Backend string
+			Runs    []struct{ Job, State string }
+		}
+		if err := json.Unmarshal([]byte(run("cron", "get", "vnightly", "-o", "json").MustSucceed(t).Stdout), &got); err != nil {
+			return false, err
+		}
+		if got.Backend != "volcano" || len(got.Runs) != 1 || got.Runs[0].Job != "volcano/"+job {
+			return false, fmt.Errorf("cron get -o json: %+v", got)
+		}
+		return got.Runs[0].State == "Running", nil
+	})
+	run("cron", "suspend", "vnightly").MustSucceed(t)
+	if cj, err := c.Dynamic.Resource(volcanoCronJobs).Namespace(ns).Get(ctx, "vnightly", metav1.GetOptions{}); err != nil {
+		t.Error(err)
+	} else if suspended, _, _ := unstructured.NestedBool(cj.Object, "spec", "suspend"); !suspended {
+		t.Errorf("after suspend: %v", cj.Object["spec"])
+	}
+	if out := run("cron", "list").MustSucceed(t).Stdout; !strings.Contains(out, "vnightly\t0 3 * * *\ttrue\tReplace\t") || !strings.Contains(out, "(Running)") {
+		t.Errorf("cron list: %q", out)
+	}
+	r = run("cron", "delete", "vnightly", "--with-jobs", "--yes").MustSucceed(t)
+	if !strings.Contains(r.Stdout, "volcano/"+job+" deleted") {
+		t.Errorf("cron delete --with-jobs: %q", r.Stdout)
+	}
+	cluster.Eventually(t, time.Minute, "nothing of the schedule left", func(ctx context.Context) (bool, error) {
+		_, err := c.Dynamic.Resource(volcanoCronJobs).Namespace(ns).Get(ctx, "vnightly", metav1.GetOptions{})
+		jobs, lerr := c.Dynamic.Resource(volcanoJobs).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/cron=vnightly"})
+		if lerr != nil {
+			return false, lerr
+		}
+		return apierrors.IsNotFound(err) && len(jobs.Items) == 0, nil
+	})
 }

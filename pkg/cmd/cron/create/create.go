@@ -73,7 +73,16 @@ first, Allow submits beside it. --keep N deletes the oldest finished jobs of
 the schedule beyond N (0: keeps them all).
 
 The job file is checked now, as submit checks it (a server dry run with
---dry-run=server), and kept in a ConfigMap NAME-cron.`
+--dry-run=server), and kept in a ConfigMap NAME-cron.
+
+--backend volcano makes Volcano's own CronJob instead (a cluster whose
+Volcano serves batch.volcano.sh CronJobs, 1.13 or later): no launcher and no
+image; Volcano creates each run's Volcano Job (NAME-MINUTES) of the job as
+rendered now, applying --concurrency to it and keeping --keep jobs of each
+outcome. Only a job that runs as a Volcano Job can (kind volcano, or tf,
+pytorch or mpi with Volcano's plugin), every run writes in the same job
+directory, and the launcher's checks of each run (the job file rendered
+afresh, quotas) do not happen: kubernetes stays the default (docs/cron.md).`
 
 // NewCmdCreate returns "cron create"; runF replaces Complete and Run in tests.
 func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
@@ -86,7 +95,9 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 		Example: `  easyai cron create nightly --schedule "0 2 * * *" --timezone Asia/Shanghai -f examples/cron/job.yaml
   easyai cron create hourly-eval --schedule @hourly --concurrency Replace --keep 24 -f eval.yaml
   # the job as submit's flags: everything after the first "--" is what "easyai submit" takes
-  easyai cron create nightly --schedule "0 2 * * *" -- tf --workers 2 --gpus 1 --image IMAGE -- python train.py`,
+  easyai cron create nightly --schedule "0 2 * * *" -- tf --workers 2 --gpus 1 --image IMAGE -- python train.py
+  # Volcano's CronJob, no launcher (Volcano 1.13+)
+  easyai cron create nightly --schedule "0 2 * * *" --backend volcano -f examples/cron/job.yaml`,
 	}
 	cmd.Args = cmdutil.MinimumArgs(1, "the schedule's name")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -103,6 +114,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 	fl.IntVar(&o.Spec.Keep, "keep", 0, "finished jobs of the schedule to keep, the oldest deleted (0: all)")
 	fl.StringVarP(&o.File, "filename", "f", "", "the job file each run submits (- for stdin)")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml")
+	fl.StringVar(&o.Spec.Backend, "backend", cron.BackendKubernetes, "kubernetes: a CronJob running easyai's launcher; volcano: Volcano's CronJob (1.13+)")
 	fl.StringVar(&o.Spec.Image, "image", "", "the launcher's image, easyai's (default: the cron-image setting, else "+DefaultImage()+")")
 	fl.StringVar(&o.Spec.ServiceAccount, "service-account", cron.DefaultServiceAccount, "the ServiceAccount the launcher runs as")
 	fl.StringArrayVar(&o.NodeSelector, "node-selector", nil, "KEY=VALUE: a node label the launcher's pod needs (repeatable; the job's pods are its job file's)")
@@ -113,6 +125,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 	o.Print.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("concurrency", cmdutil.CompleteWords(cron.Forbid, cron.Replace, cron.Allow))
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cmdutil.CompleteWords("client", "server"))
+	_ = cmd.RegisterFlagCompletionFunc("backend", cmdutil.CompleteWords(cron.BackendKubernetes, cron.BackendVolcano))
 	return cmd
 }
 
@@ -136,6 +149,13 @@ func (o *Options) Validate() error {
 	var err error
 	if o.dryRun, err = submit.ParseDryRun(o.DryRunArg); err != nil {
 		return err
+	}
+	if o.Spec.Backend == cron.BackendVolcano {
+		for _, flag := range []string{"image", "service-account", "node-selector", "toleration", "env"} {
+			if o.cmd != nil && o.cmd.Flags().Changed(flag) {
+				return exit.UsageErrorf("--%s is the launcher's, and a schedule on Volcano's CronJob (--backend volcano) has no launcher", flag)
+			}
+		}
 	}
 	return o.launcherPod()
 }
@@ -190,10 +210,10 @@ func (o *Options) Complete() error {
 	if err != nil {
 		return err
 	}
-	if o.Spec.Image == "" {
+	if o.Spec.Image == "" && o.Spec.Backend != cron.BackendVolcano {
 		o.Spec.Image = cfg.CronImage
 	}
-	if o.Spec.Image == "" {
+	if o.Spec.Image == "" && o.Spec.Backend != cron.BackendVolcano {
 		o.Spec.Image = DefaultImage()
 	}
 	o.Spec.Name, o.Spec.CLIVersion = o.Name, build.Version
@@ -211,15 +231,17 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.Spec.Validate(); err != nil {
 		return err
 	}
-	if err := o.checkJobFile(ctx); err != nil {
-		return err
-	}
 	if o.dryRun == submit.DryRunClient {
 		o.Spec.User, _ = o.Factory.KubeconfigUser()
 	} else if o.Spec.User, err = o.Factory.User(ctx); err != nil {
 		return err
 	}
-	objs, err := cron.Render(&o.Spec)
+	var objs *cron.Objects
+	if o.Spec.Backend == cron.BackendVolcano {
+		objs, err = o.volcanoObjects(ctx)
+	} else if err = o.checkJobFile(ctx); err == nil {
+		objs, err = cron.Render(&o.Spec)
+	}
 	if err != nil {
 		return err
 	}
@@ -291,7 +313,7 @@ func (o *Options) checkJobFile(ctx context.Context) error {
 
 func (o *Options) print(objs *cron.Objects) error {
 	out := o.Factory.IOStreams.Out
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{objs.CronJob, objs.ConfigMap}}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": objs.Items()}
 	format := o.Print.Format()
 	if format == printers.FormatDefault && o.dryRun == submit.DryRunClient {
 		format = printers.FormatYAML
@@ -309,6 +331,10 @@ func (o *Options) print(objs *cron.Objects) error {
 	if o.dryRun == submit.DryRunServer {
 		what = "checked by the API server (server dry run; nothing was created)"
 	}
-	fmt.Fprintf(out, "schedule %s %s in namespace %s: %s\n", o.Name, what, o.Spec.Namespace, o.Spec.Schedule)
+	on := ""
+	if o.Spec.Backend == cron.BackendVolcano {
+		on = " (Volcano's CronJob)"
+	}
+	fmt.Fprintf(out, "schedule %s %s in namespace %s%s: %s\n", o.Name, what, o.Spec.Namespace, on, o.Spec.Schedule)
 	return nil
 }

@@ -18,11 +18,15 @@ func Client(f *cmdutil.Factory) (*cron.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	dyn, err := f.DynamicClient()
+	if err != nil {
+		return nil, "", err
+	}
 	ns, _, err := f.Namespace()
 	if err != nil {
 		return nil, "", err
 	}
-	return &cron.Client{Kube: kc, Now: f.Now}, ns, nil
+	return &cron.Client{Kube: kc, Dynamic: dyn, Now: f.Now, Warn: f.IOStreams.ErrOut}, ns, nil
 }
 
 // Named is what the verbs on one schedule share: the factory and the name

@@ -99,7 +99,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if !s.NextRun.IsZero() {
 		next = s.NextRun.Format("2006-01-02 15:04 MST")
 	}
-	for _, kv := range [][2]string{{"Name", s.Name}, {"Namespace", s.Namespace}, {"Schedule", s.Schedule + " (" + zone + ")"},
+	for _, kv := range [][2]string{{"Name", s.Name}, {"Namespace", s.Namespace}, {"Backend", backend(s.Backend)}, {"Schedule", s.Schedule + " (" + zone + ")"},
 		{"Suspended", strconv.FormatBool(s.Suspended)}, {"Concurrency", s.Concurrency}, {"Keep", keep(s.Keep)},
 		{"Last run", last}, {"Next run", next}, {"Created by", dash(s.User)}, {"Age", printers.Age(now, s.Created)}} {
 		fmt.Fprintf(w, "%-12s %s\n", kv[0]+":", kv[1])
@@ -114,6 +114,13 @@ func (o *Options) Run(ctx context.Context) error {
 		t.AddRow(r.Job, r.State, r.Age)
 	}
 	return t.Render()
+}
+
+func backend(b string) string {
+	if b == cron.BackendVolcano {
+		return "volcano (Volcano's CronJob creates each run's Volcano Job)"
+	}
+	return b + " (a CronJob's pod runs easyai, which submits each run's job)"
 }
 
 func keep(n int) string {

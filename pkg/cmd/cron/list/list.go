@@ -11,6 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/cmd/cron/cronargs"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
 	"github.com/easyai-dev/easyai/pkg/cron"
+	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -29,8 +30,9 @@ func NewCmdList(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "List the schedules of the namespace",
 		Long: `List the schedules of the namespace (every namespace with -A), one line each:
-NAME, SCHEDULE (and its time zone), SUSPENDED, CONCURRENCY, LAST RUN, NEXT RUN,
-AGE. -o json and -o yaml print a ScheduleList (docs/cron.md).`,
+NAME, SCHEDULE (and its time zone), SUSPENDED, CONCURRENCY, LAST RUN (when the
+newest job of the schedule was made, and its state), NEXT RUN, AGE. -o json
+and -o yaml print a ScheduleList (docs/cron.md).`,
 		Example: `  easyai cron list`,
 	}
 	cmdutil.TakeNoArgs(cmd, o, runF)
@@ -67,6 +69,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	io := o.Factory.IOStreams
+	if len(items) > 0 {
+		o.lastJobs(ctx, items)
+	}
 	switch {
 	case o.Print.IsDocument():
 		return o.Print.PrintDocument(io.Out, ScheduleList{APIVersion: "easyai.io/v1", Kind: "ScheduleList", Items: items})
@@ -90,11 +95,41 @@ func (o *Options) Run(ctx context.Context) error {
 		if s.TimeZone != "" {
 			schedule += " (" + s.TimeZone + ")"
 		}
-		row := []string{s.Name, schedule, strconv.FormatBool(s.Suspended), s.Concurrency, ago(now, s.LastRun), in(now, s.NextRun), printers.Age(now, s.Created)}
+		last := ago(now, s.LastRun)
+		if s.LastJob != "" {
+			last = ago(now, s.LastJobCreated) + " (" + s.LastJobState + ")"
+		}
+		row := []string{s.Name, schedule, strconv.FormatBool(s.Suspended), s.Concurrency, last, in(now, s.NextRun), printers.Age(now, s.Created)}
 		if o.AllNamespaces {
 			row = append([]string{s.Namespace}, row...)
 		}
 		t.AddRow(row...)
 	}
 	return t.Render()
+}
+
+// lastJobs fills in each schedule's newest job and its state, from one
+// listing of the jobs of every schedule. When the jobs cannot be listed the
+// schedules are shown without them, after one line saying why.
+func (o *Options) lastJobs(ctx context.Context, items []cron.Summary) {
+	p, err := o.Factory.Platform()
+	if err != nil {
+		return
+	}
+	jobs, err := p.List(ctx, platform.ListOptions{Selector: cron.Label, AllNamespaces: o.AllNamespaces})
+	if err != nil {
+		fmt.Fprintf(o.Factory.IOStreams.ErrOut, "Warning: the schedules' jobs could not be listed, LAST RUN shows when each last ran only: %v\n", err)
+		return
+	}
+	index := map[string]int{}
+	for i, s := range items {
+		index[s.Namespace+"/"+s.Name] = i
+	}
+	for _, j := range jobs {
+		i, ok := index[j.Item.Namespace+"/"+j.Item.Labels[cron.Label]]
+		if !ok || j.Item.Created.Before(items[i].LastJobCreated) {
+			continue
+		}
+		items[i].LastJob, items[i].LastJobCreated, items[i].LastJobState = j.String(), j.Item.Created, string(j.Item.Status.State)
+	}
 }

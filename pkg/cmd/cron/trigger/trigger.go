@@ -22,8 +22,9 @@ func NewCmdTrigger(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command
 		Short: "Run a schedule once now",
 		Long: `Run a schedule once now, as its time had come: a launcher Job of the CronJob's
 template (kubectl create job --from=cronjob/NAME makes the same), which
-submits the job with the schedule's concurrency policy. A suspended schedule
-runs too. Its name is printed; easyai cron get NAME shows the job it submits.`,
+submits the job with the schedule's concurrency policy; on Volcano's CronJob
+(--backend volcano) the run's Volcano Job itself, named NAME-YYYYMMDD-HHMMSS.
+A suspended schedule runs too. Its name is printed; easyai cron get NAME shows the job it submits.`,
 		Example: `  easyai cron trigger nightly`,
 	}
 	cronargs.TakeName(cmd, f, &o.Name, o, runF)
@@ -36,10 +37,10 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	job, err := c.Trigger(ctx, ns, o.Name)
+	made, err := c.Trigger(ctx, ns, o.Name)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Factory.IOStreams.Out, "schedule %s triggered: launcher job %s\n", o.Name, job.Name)
+	fmt.Fprintf(o.Factory.IOStreams.Out, "schedule %s triggered: %s\n", o.Name, made)
 	return nil
 }

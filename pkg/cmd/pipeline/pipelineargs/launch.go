@@ -83,7 +83,8 @@ func (l *Launch) Run(ctx context.Context, f *pipeline.File, source string) error
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.Build(ctx, f, source, ns, l.kindOf, l.jobFile(source), l.renderStep(f.Name), pipeline.Meta{User: user, CLIVersion: build.Version})
+	plan, err := pipeline.Build(ctx, f, source, ns, pipeline.Steps{Kinds: l.Factory.Kinds, KindOf: l.kindOf, JobFile: l.jobFile(source), Render: l.renderStep(f.Name)},
+		pipeline.Meta{User: user, CLIVersion: build.Version})
 	if err != nil {
 		return err
 	}
