@@ -60,7 +60,9 @@ func RenderVolcano(s *Spec, job *unstructured.Unstructured) (*unstructured.Unstr
 	if tasks != nil {
 		spec["tasks"] = tasks
 	}
-	template := map[string]any{"metadata": map[string]any{"labels": anyMap(jobLabels), "annotations": anyMap(job.GetAnnotations())}, "spec": spec}
+	template := map[string]any{"spec": spec}
+	_ = unstructured.SetNestedStringMap(template, jobLabels, "metadata", "labels")
+	_ = unstructured.SetNestedStringMap(template, job.GetAnnotations(), "metadata", "annotations")
 	keep := int64(s.Keep)
 	if keep == 0 {
 		keep = math.MaxInt32 // 0 keeps every job, as on the other backend
@@ -79,20 +81,14 @@ func RenderVolcano(s *Spec, job *unstructured.Unstructured) (*unstructured.Unstr
 		labels[jobmodel.UserLabel] = jobmodel.LabelSafe(s.User)
 		annotations[jobmodel.UserAnnotation] = s.User
 	}
-	cj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": VolcanoCronJobs.GroupVersion().String(), "kind": "CronJob",
-		"metadata": map[string]any{"name": s.Name, "namespace": s.Namespace, "labels": anyMap(labels), "annotations": anyMap(annotations)},
-		"spec":     cronSpec,
-	}}
+	cj := &unstructured.Unstructured{Object: map[string]any{"spec": cronSpec}}
+	cj.SetAPIVersion(VolcanoCronJobs.GroupVersion().String())
+	cj.SetKind("CronJob")
+	cj.SetName(s.Name)
+	cj.SetNamespace(s.Namespace)
+	cj.SetLabels(labels)
+	cj.SetAnnotations(annotations)
 	return cj, nil
-}
-
-func anyMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // createVolcano creates a Volcano CronJob.
@@ -187,14 +183,17 @@ func (c *Client) summarizeVolcano(cj *unstructured.Unstructured) Summary {
 func (c *Client) triggerVolcano(ctx context.Context, cj *unstructured.Unstructured) (string, error) {
 	ns, name := cj.GetNamespace(), cj.GetName()
 	template, _, _ := unstructured.NestedMap(cj.Object, "spec", "jobTemplate")
-	meta, _ := template["metadata"].(map[string]any)
+	labels, _, _ := unstructured.NestedStringMap(template, "metadata", "labels")
+	annotations, _, _ := unstructured.NestedStringMap(template, "metadata", "annotations")
 	job := &unstructured.Unstructured{Object: map[string]any{"spec": template["spec"]}}
 	job.SetAPIVersion(volcanoJobs.GroupVersion().String())
 	job.SetKind("Job")
 	job.SetName(RunName(name, c.now()))
 	job.SetNamespace(ns)
-	job.SetLabels(stringMap(meta["labels"]))
-	annotations := stringMap(meta["annotations"])
+	job.SetLabels(labels)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
 	annotations["cronjob.kubernetes.io/instantiate"] = "manual"
 	job.SetAnnotations(annotations)
 	controller := true
@@ -204,17 +203,6 @@ func (c *Client) triggerVolcano(ctx context.Context, cj *unstructured.Unstructur
 		return "", fmt.Errorf("creating a run of schedule %s: %w", name, err)
 	}
 	return "job vcjob/" + made.GetName(), nil
-}
-
-func stringMap(v any) map[string]string {
-	m, _ := v.(map[string]any)
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		if s, ok := v.(string); ok {
-			out[k] = s
-		}
-	}
-	return out
 }
 
 // setSuspendedVolcano suspends or resumes a Volcano CronJob.
