@@ -30,7 +30,7 @@ running_from() {
 # A cold build's seconds on a 2-core machine (measured; docs/development.md),
 # for the progress lines until this machine has built a component itself
 # ($BIN_CACHE/build-times then holds its own last times).
-declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [volcano]=260 [volcanocron]=90 [kubelet]=250 [coredns]=180 [nodetools]=40)
+declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [volcano]=260 [volcanocron]=40 [kubelet]=250 [coredns]=180 [nodetools]=40)
 times_file=$BIN_CACHE/build-times
 expected_seconds() {
   local recorded
