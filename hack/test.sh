@@ -112,17 +112,20 @@ dump_cluster_logs() {
 # Trainer v2 and on one with only the training-operator (each started and
 # stopped here, without the real node): submit pytorch must pick what each
 # has. Then the serving test on a cluster with the real KServe controller,
-# where serve create picks KServe (EASYAI_E2E_KSERVE=1 fails it if not).
+# where serve create picks KServe (EASYAI_E2E_KSERVE=1 fails it if not), and
+# the Kueue test on a cluster with the real Kueue controller
+# (EASYAI_E2E_KUEUE=1 likewise).
 components_e2e() {
   local run comps tests status=0
   export EASYAI_REAL_NODE=0
   for run in \
     "trainer|TestSubmitPytorchPicksTheBackend|TestTrainJobResultAndWait" \
     "training-operator|TestSubmitPytorchPicksTheBackend|TestTrainJobResultAndWait" \
-    "training-operator,kserve|TestServeAModelATeamMemberTrained"; do
+    "training-operator,kserve|TestServeAModelATeamMemberTrained" \
+    "training-operator,trainer,kueue|TestKueueQueuesAdmitsAndPreempts"; do
     comps=${run%%|*} tests=${run#*|}
     EASYAI_CLUSTER_COMPONENTS=$comps "$CLUSTER_HACK_DIR/up.sh" || return 1
-    EASYAI_CLUSTER_COMPONENTS=$comps EASYAI_E2E_KSERVE=$(has_kserve "$comps") \
+    EASYAI_CLUSTER_COMPONENTS=$comps EASYAI_E2E_KSERVE=$(has_kserve "$comps") EASYAI_E2E_KUEUE=$(has_kueue "$comps") \
       go test -tags e2e -count=1 -timeout 10m -v ./test/e2e/commands/ -run "$tests" 2>&1 |
       tee -a "$EASYAI_CACHE_DIR/e2e.log"
     status=${PIPESTATUS[0]}
@@ -132,6 +135,7 @@ components_e2e() {
   done
 }
 has_kserve() { [[ ",$1," == *",kserve,"* ]] && echo 1 || echo 0; }
+has_kueue() { [[ ",$1," == *",kueue,"* ]] && echo 1 || echo 0; }
 
 # The cluster's components build in the background while the unit tests and
 # fuzzing run (make test on a machine that has not built them yet: minutes
@@ -144,7 +148,7 @@ prebuild() {
   echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/})" >&2
   # (A session of its own, so that stopping it stops its go builds too.)
   # (KServe too, for the components phase's serving test.)
-  EASYAI_CLUSTER_COMPONENTS=$EASYAI_CLUSTER_COMPONENTS,kserve setsid "$CLUSTER_HACK_DIR/build.sh" >"$prebuild_log" 2>&1 &
+  EASYAI_CLUSTER_COMPONENTS=$EASYAI_CLUSTER_COMPONENTS,kserve,kueue setsid "$CLUSTER_HACK_DIR/build.sh" >"$prebuild_log" 2>&1 &
   prebuild_pid=$!
 }
 wait_prebuild() {

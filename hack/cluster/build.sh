@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules into the cache, once per
 # version: etcd, kube-apiserver/-controller-manager/-scheduler and kubectl,
-# kwok, the training-operator, Kubeflow Trainer v2 with JobSet, KServe (those
-# of EASYAI_CLUSTER_COMPONENTS), Volcano and the CRD of Volcano 1.13's CronJob; for the real node (unless
+# kwok, the training-operator, Kubeflow Trainer v2 with JobSet, KServe and
+# Kueue (those of EASYAI_CLUSTER_COMPONENTS), Volcano and the CRD of Volcano 1.13's CronJob; for the real node (unless
 # EASYAI_REAL_NODE=0) the kubelet, CoreDNS, the node tools and the images
 # (images.sh). A warm cache makes this a no-op.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,7 +30,7 @@ running_from() {
 # A cold build's seconds on a 2-core machine (measured; docs/development.md),
 # for the progress lines until this machine has built a component itself
 # ($BIN_CACHE/build-times then holds its own last times).
-declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [volcano]=260 [volcanocron]=40 [kubelet]=250 [coredns]=180 [nodetools]=40)
+declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [kueue]=300 [volcano]=260 [volcanocron]=40 [kubelet]=250 [coredns]=180 [nodetools]=40)
 times_file=$BIN_CACHE/build-times
 expected_seconds() {
   local recorded
@@ -184,6 +184,40 @@ build_volcanocron() {
   log "volcanocron: generated Volcano's CronJob CRD"
 }
 
+# patched_kueue DIR: a copy of Kueue's module source in DIR whose controller
+# manager reads its metrics certificate from the directory
+# $EASYAI_KUEUE_METRICS_CERTS instead of /etc/kueue/metrics/certs (a path
+# only a pod, or root, can provide), and a go.mod beside the wrapper's that
+# builds Kueue from it. Prints the go.mod's path.
+patched_kueue() {
+  local dir=$1 version src main
+  version=$(module_version "$TOOLS_DIR/kueue" sigs.k8s.io/kueue)
+  src=$(cd "$TOOLS_DIR/kueue" && go mod download -json "sigs.k8s.io/kueue@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$src" ] || die "kueue: no module source for $version"
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp -R "$src" "$dir/kueue" && chmod -R u+w "$dir/kueue"
+  main=$dir/kueue/cmd/kueue/main.go
+  grep -q 'metricsCertPath := "/etc/kueue/metrics/certs"' "$main" ||
+    die "kueue $version: the metrics certificate path to patch is not where it was in v0.17.0"
+  sed -i 's|metricsCertPath := "/etc/kueue/metrics/certs"|metricsCertPath := os.Getenv("EASYAI_KUEUE_METRICS_CERTS")|' "$main"
+  cp "$TOOLS_DIR/kueue/go.mod" "$TOOLS_DIR/kueue/go.sum" "$dir/"
+  printf '\nreplace sigs.k8s.io/kueue => %s\n' "$dir/kueue" >>"$dir/go.mod"
+  echo "$dir/go.mod"
+}
+
+build_kueue() {
+  local kueue_dir kueue_src kueue_modfile
+  kueue_dir=$(kueue_bin_dir)
+  if [ -x "$kueue_dir/kueue" ]; then
+    build kueue "$kueue_dir" "-s -w" sigs.k8s.io/kueue/cmd/kueue
+  else
+    kueue_src=$EASYAI_CACHE_DIR/src/kueue
+    kueue_modfile=$(patched_kueue "$kueue_src") || exit 1
+    BUILD_GOFLAGS="-modfile=$kueue_modfile" build kueue "$kueue_dir" "-s -w" sigs.k8s.io/kueue/cmd/kueue
+    rm -rf "$kueue_src"
+  fi
+}
+
 [ "$build_jobs" -le 1 ] || log "building up to $build_jobs components at once ($cores cores)"
 spawn build etcd "$(etcd_bin_dir)" "-s -w" go.etcd.io/etcd/server/v3
 spawn build_kube
@@ -196,6 +230,9 @@ if has_component trainer; then
 fi
 if has_component kserve; then
   spawn build kserve "$(kserve_bin_dir)" "-s -w" github.com/kserve/kserve/cmd/manager
+fi
+if has_component kueue; then
+  spawn build_kueue
 fi
 spawn build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager

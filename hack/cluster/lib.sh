@@ -62,6 +62,9 @@ JOBSET_METRICS_PORT=$(port 30089)
 KSERVE_WEBHOOK_PORT=$(port 30447)
 KSERVE_PROBE_PORT=$(port 30090)
 KSERVE_METRICS_PORT=$(port 30091)
+KUEUE_WEBHOOK_PORT=$(port 30448)
+KUEUE_PROBE_PORT=$(port 30092)
+KUEUE_METRICS_PORT=$(port 30093)
 
 # EASYAI_CLUSTER_OPERATORS=none starts the cluster without the
 # training-operator and Volcano (CRDs still installed): objects then stay as
@@ -73,7 +76,9 @@ EASYAI_CLUSTER_OPERATORS=${EASYAI_CLUSTER_OPERATORS:-all}
 # trainer (Kubeflow Trainer v2's TrainJob, with the JobSet controller).
 # Volcano always runs. The default runs both, side by side (their API
 # groups differ). kserve (not in the default) adds the KServe controller
-# manager in RawDeployment mode, with its CRDs and webhooks.
+# manager in RawDeployment mode, with its CRDs and webhooks; kueue (not in
+# the default) adds Kueue's controller manager, with its CRDs and webhooks
+# (docs/development.md says why neither is on by default).
 EASYAI_CLUSTER_COMPONENTS=${EASYAI_CLUSTER_COMPONENTS:-training-operator,trainer}
 has_component() { [[ ",$EASYAI_CLUSTER_COMPONENTS," == *",$1,"* ]]; }
 
@@ -110,6 +115,7 @@ volcanocron_bin_dir()       { component_dir volcanocron volcano.sh/apis; }
 training_operator_bin_dir() { component_dir training-operator github.com/kubeflow/training-operator; }
 trainer_bin_dir()           { component_dir trainer github.com/kubeflow/trainer/v2; }
 kserve_bin_dir()            { component_dir kserve github.com/kserve/kserve; }
+kueue_bin_dir()             { component_dir kueue sigs.k8s.io/kueue; }
 kubelet_bin_dir()           { component_dir kubelet k8s.io/kubernetes; }
 coredns_bin_dir()           { component_dir coredns github.com/coredns/coredns; }
 # The node tools are the wrapper's own code: keyed by a hash of all its files.

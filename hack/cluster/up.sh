@@ -29,6 +29,7 @@ VOLCANO_BIN=$(volcano_bin_dir)
 TRAINING_OPERATOR_BIN=$(training_operator_bin_dir)
 if has_component trainer; then TRAINER_BIN=$(trainer_bin_dir); fi
 if has_component kserve; then KSERVE_BIN=$(kserve_bin_dir); fi
+if has_component kueue; then KUEUE_BIN=$(kueue_bin_dir); fi
 KWOK_SRC=$(module_dir "$TOOLS_DIR/kwok" sigs.k8s.io/kwok)
 TRAINING_OPERATOR_SRC=$(module_dir "$TOOLS_DIR/training-operator" github.com/kubeflow/training-operator)
 VOLCANO_SRC=$(module_dir "$TOOLS_DIR/volcano" volcano.sh/volcano)
@@ -37,6 +38,7 @@ if has_component trainer; then
   JOBSET_SRC=$(module_dir "$TOOLS_DIR/trainer" sigs.k8s.io/jobset)
 fi
 if has_component kserve; then KSERVE_SRC=$(module_dir "$TOOLS_DIR/kserve" github.com/kserve/kserve); fi
+if has_component kueue; then KUEUE_SRC=$(module_dir "$TOOLS_DIR/kueue" sigs.k8s.io/kueue); fi
 
 rm -rf "$EASYAI_CLUSTER_DIR"
 mkdir -p "$LOG_DIR" "$PID_DIR" "$KWOK_FILES_DIR"
@@ -114,6 +116,7 @@ fi
 # TrainedModels and InferenceGraphs, and its webhooks and pod mutator read
 # the runtimes, storage containers and local model caches).
 if has_component kserve; then crds+=("$KSERVE_SRC"/config/crd/full/serving.kserve.io_*.yaml); fi
+if has_component kueue; then crds+=("$KUEUE_SRC"/config/components/crd/bases/kueue.x-k8s.io_*.yaml); fi
 apply_files "${crds[@]}"
 CA_BUNDLE=$(base64 -w0 <"$PKI_DIR/ca.crt")
 export CA_BUNDLE TRAINING_OPERATOR_WEBHOOK_PORT VOLCANO_WEBHOOK_PORT TRAINER_WEBHOOK_PORT JOBSET_WEBHOOK_PORT KSERVE_WEBHOOK_PORT
@@ -123,6 +126,10 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   fi
   if has_component trainer; then
     envsubst <"$MANIFESTS_DIR/trainer-webhooks.yaml" | kubectl apply -f - >/dev/null
+  fi
+  if has_component kueue; then
+    "$CLUSTER_HACK_DIR/kueue-webhooks.sh" "$KUEUE_SRC/config/components/webhook/manifests.yaml" \
+      "https://127.0.0.1:$KUEUE_WEBHOOK_PORT" "$CA_BUNDLE" | kubectl apply -f - >/dev/null
   fi
   if has_component kserve; then
     envsubst <"$MANIFESTS_DIR/kserve-webhooks.yaml" | kubectl apply -f - >/dev/null
@@ -207,6 +214,17 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
       --metrics-addr "$HOST:$KSERVE_METRICS_PORT" --health-probe-addr "$HOST:$KSERVE_PROBE_PORT" \
       --webhook-port "$KSERVE_WEBHOOK_PORT" --leader-elect=false
   fi
+  if has_component kueue; then
+    log "starting Kueue's controller manager"
+    export KUEUE_PROBE_PORT KUEUE_METRICS_PORT KUEUE_WEBHOOK_PORT PKI_DIR
+    envsubst <"$MANIFESTS_DIR/kueue-config.yaml" >"$EASYAI_CLUSTER_DIR/kueue-config.yaml"
+    kubectl create namespace kueue-system >/dev/null
+    # Its visibility API (pending workloads in order) would need the API
+    # server's aggregation layer: off; easyai orders the Workloads itself.
+    # (Its metrics certificate: build.sh makes it read this directory.)
+    KUBECONFIG=$KUBECONFIG_FILE EASYAI_KUEUE_METRICS_CERTS=$PKI_DIR/webhook-certs start kueue "$KUEUE_BIN/kueue" --config "$EASYAI_CLUSTER_DIR/kueue-config.yaml" \
+      --feature-gates VisibilityOnDemand=false
+  fi
 
 fi
 
@@ -228,6 +246,10 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
     wait_for "ClusterTrainingRuntimes" 60 kubectl apply -f "$TRAINER_SRC/manifests/base/runtimes/torch_distributed.yaml" \
       -f "$TRAINER_SRC/manifests/base/runtimes/deepspeed_distributed.yaml" -f "$TRAINER_SRC/manifests/base/runtimes/jax_distributed.yaml" \
       -f "$TRAINER_SRC/manifests/base/runtimes/xgboost_distributed.yaml" -f "$TRAINER_SRC/manifests/base/runtimes/mlx_distributed.yaml"
+  fi
+  if has_component kueue; then
+    wait_for kueue 60 http_ok "http://$HOST:$KUEUE_PROBE_PORT/readyz"
+    wait_for "kueue webhook" 60 answers "https://$HOST:$KUEUE_WEBHOOK_PORT/"
   fi
   if has_component kserve; then
     wait_for kserve 60 http_ok "http://$HOST:$KSERVE_PROBE_PORT/readyz"

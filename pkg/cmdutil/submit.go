@@ -39,7 +39,7 @@ func CompleteSubmission(f *Factory, s *submit.JobRequest) error {
 		return err
 	}
 	env := submit.RunEnv{
-		Settings: submit.Settings{Image: cfg.Image, Queue: cfg.Queue, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource,
+		Settings: submit.Settings{Image: cfg.Image, Queue: cfg.Queue, QueueSystem: cfg.QueueSystem, PriorityClass: cfg.PriorityClass, GPUResource: cfg.GPUResource,
 			Labels: cfg.Labels, KubeflowBackend: cfg.KubeflowBackend, Storage: cfg.Storage, Preemptible: cfg.Preemptible},
 		Notes: f.IOStreams.ErrOut,
 	}

@@ -37,13 +37,15 @@ const (
 	KeyCronImage       = "cron-image"
 	KeyGPUResources    = "gpu-resources"
 	KeyPreemptible     = "preemptible-priority-class"
+	KeyQueueSystem     = "queue-system"
 )
 
 // Keys lists every key with what it means, for help and validation.
 var Keys = map[string]string{
 	KeyImage:           "image of jobs submitted without --image",
 	KeyGPUResource:     "the extended resource GPUs are requested as (default " + DefaultGPUResource + ")",
-	KeyQueue:           "queue of jobs submitted without --queue (Volcano queue for gang scheduling)",
+	KeyQueue:           "queue of jobs submitted without --queue (a Kueue LocalQueue or a Volcano queue: queue-system)",
+	KeyQueueSystem:     "what --queue names: " + QueueSystemKueue + " (a LocalQueue of the namespace) or " + QueueSystemVolcano + " (a Volcano queue); unset: Kueue where the namespace has LocalQueues, else Volcano",
 	KeyPriorityClass:   "priority class of jobs submitted without --priority",
 	KeyLabels:          "labels added to every job (a map; on the command line k=v,k2=v2)",
 	KeyFetcherImage:    "image of download's fetcher pod without --fetcher-image (e.g. a mirror, or pinned by digest)",
@@ -61,6 +63,12 @@ var Keys = map[string]string{
 const (
 	BackendTrainingOperator = "training-operator"
 	BackendTrainer          = "trainer"
+)
+
+// The values of queue-system (and of submit's --queue-system).
+const (
+	QueueSystemKueue   = "kueue"
+	QueueSystemVolcano = "volcano"
 )
 
 // DefaultGPUResource is the GPU resource of NVIDIA's device plugin.
@@ -89,6 +97,8 @@ type Config struct {
 	KubeflowBackend string `json:"kubeflow-backend,omitempty"`
 	// Storage is the default --storage ("": none).
 	Storage string `json:"storage,omitempty"`
+	// QueueSystem is what --queue names ("": decided by the namespace).
+	QueueSystem string `json:"queue-system,omitempty"`
 	// Notify are the webhooks of wait and submit --wait without --notify,
 	// separated by spaces ("": none).
 	Notify Webhooks `json:"notify,omitempty"`
@@ -130,6 +140,8 @@ func (c *Config) Get(key string) (value any, ok bool) {
 		return c.KubeflowBackend, true
 	case KeyStorage:
 		return c.Storage, true
+	case KeyQueueSystem:
+		return c.QueueSystem, true
 	case KeyNotify:
 		// Secrets: shown as their scheme and host.
 		return notify.RedactList(string(c.Notify)), true
@@ -169,6 +181,8 @@ func (c *Config) set(key string, value any) {
 		c.KubeflowBackend = value.(string)
 	case KeyStorage:
 		c.Storage = value.(string)
+	case KeyQueueSystem:
+		c.QueueSystem = value.(string)
 	case KeyNotify:
 		c.Notify = Webhooks(value.(string))
 	case KeyLabels:

@@ -291,7 +291,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	}
 	want := []string{
 		`--config ` + path + `: line 1: unknown key "imgae" is ignored (did you mean "image"?)`,
-		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, cron-image, fetcher-image, gpu-resource, gpu-resources, image, kubeflow-backend, labels, notebook-image, notify, preemptible-priority-class, priority-class, queue, storage)`,
+		`--config ` + path + `: line 3: unknown key "zzz" is ignored (known keys: cluster, clusters, cron-image, fetcher-image, gpu-resource, gpu-resources, image, kubeflow-backend, labels, notebook-image, notify, preemptible-priority-class, priority-class, queue, queue-system, storage)`,
 	}
 	if !reflect.DeepEqual(c.Warnings, want) || c.Queue != "research" || c.Image != "" {
 		t.Errorf("warnings %q, config %+v", c.Warnings, c)

@@ -64,6 +64,10 @@ func checkString(key, value string) error {
 		if value != BackendTrainingOperator && value != BackendTrainer {
 			return fmt.Errorf("must be %s or %s", BackendTrainingOperator, BackendTrainer)
 		}
+	case KeyQueueSystem:
+		if value != QueueSystemKueue && value != QueueSystemVolcano {
+			return fmt.Errorf("must be %s or %s", QueueSystemKueue, QueueSystemVolcano)
+		}
 	case KeyStorage:
 		if _, err := storage.Parse("", value); err != nil {
 			return errors.New(err.Error())

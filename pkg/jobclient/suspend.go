@@ -2,6 +2,7 @@ package jobclient
 
 import (
 	"context"
+	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -10,6 +11,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/kueue"
 )
 
 // Suspendable is a job found to be suspended or resumed: its kind, which
@@ -40,7 +42,27 @@ func (c *Client) FindSuspendable(ctx context.Context, namespace string, ref kind
 	if err != nil {
 		return nil, err
 	}
+	if obj.GetLabels()[kueue.QueueLabel] != "" {
+		return c.kueueSuspendable(ctx, k, obj, sum)
+	}
 	return &Suspendable{Kind: k, Suspender: s, Object: obj, Summary: sum}, nil
+}
+
+// kueueSuspendable is a job of a Kueue LocalQueue, suspended and resumed
+// as Kueue means it (kueue.Activation): it is Suspended when its Workload
+// was deactivated, and Queued (not suspended by its user) while Kueue holds
+// it back for quota.
+func (c *Client) kueueSuspendable(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, sum jobmodel.Summary) (*Suspendable, error) {
+	active, found, err := kueue.ActiveOf(ctx, c.Dynamic, obj)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("reading the Kueue Workload of %s/%s: %w", k.Name(), obj.GetName(), err)
+	case found && !active && !sum.Status.State.Final():
+		sum.Status.State = jobmodel.Suspended
+	case sum.Status.State == jobmodel.Suspended:
+		sum.Status.State = jobmodel.Queued
+	}
+	return &Suspendable{Kind: k, Suspender: kueue.Activation{}, Object: obj, Summary: sum}, nil
 }
 
 // DeletedSinceFound turns the not-found error of a suspend or resume request

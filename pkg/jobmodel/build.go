@@ -55,6 +55,10 @@ func (s *Summary) ShownState() string {
 	if s.Debug && s.Status.State == Running {
 		return "DEBUG"
 	}
+	if s.Admission != nil && s.Status.State == Queued {
+		// Kueue's: where in line, waiting for what.
+		return s.Admission.String()
+	}
 	return string(s.Status.State)
 }
 

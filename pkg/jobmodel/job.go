@@ -71,6 +71,9 @@ type Summary struct {
 	Started  *time.Time        `json:"started,omitempty"`
 	Finished *time.Time        `json:"finished,omitempty"`
 	Labels   map[string]string `json:"-"`
+	// Admission is where a job Kueue manages stands (nil: not Kueue's, or
+	// not read).
+	Admission *Admission `json:"admission,omitempty"`
 	// RecordedUser is the identity in the job's easyai.io/user annotation
 	// ("" without one). Of the annotations only it is kept: a summary is
 	// what list holds for each of thousands of jobs, and the request easyai

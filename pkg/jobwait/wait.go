@@ -15,6 +15,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
+	"github.com/easyai-dev/easyai/pkg/kueue"
 	"github.com/easyai-dev/easyai/pkg/notify"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -59,7 +60,10 @@ func (w *Wait) Run(ctx context.Context) error {
 			running.Go(func() { w.Notify.Notify(ctx, w.outcome(notify.Running, doc)) })
 		}
 	}
-	waited, err := w.Platform.Wait(ctx, w.Job, req)
+	waited, err := w.waitForQuota(ctx, &req)
+	if err == nil {
+		waited, err = w.Platform.Wait(ctx, w.Job, req)
+	}
 	running.Wait()
 	if w.Then != nil {
 		w.Then(err)
@@ -88,6 +92,31 @@ func (w *Wait) Run(ctx context.Context) error {
 		w.Notify.Notify(ctx, w.outcome(event, doc))
 	}
 	return err
+}
+
+// waitForQuota waits, before anything else, for Kueue to admit a job in a
+// Kueue LocalQueue that it has not admitted yet: the wait for quota, said
+// apart from the wait for pods ("tf/mnist admitted after 2m: ..."), which
+// goes on with the rest of the timeout.
+func (w *Wait) waitForQuota(ctx context.Context, req *platform.WaitRequest) (*platform.Waited, error) {
+	if (w.For != waiter.Running && w.For != waiter.Finished && w.For != waiter.Succeeded) || w.Job.Item.Labels[kueue.QueueLabel] == "" {
+		return nil, nil
+	}
+	if a := w.Job.Item.Admission; a != nil && (a.State == jobmodel.AdmissionAdmitted || a.State == jobmodel.AdmissionFinished) {
+		return nil, nil
+	}
+	start := time.Now()
+	waited, err := w.Platform.Wait(ctx, w.Job, platform.WaitRequest{For: waiter.Admitted, Timeout: req.Timeout})
+	if err != nil {
+		return waited, err
+	}
+	fmt.Fprintln(w.IO.ErrOut, waited.Line)
+	if req.Timeout > 0 {
+		if req.Timeout -= time.Since(start); req.Timeout <= 0 {
+			req.Timeout = time.Nanosecond
+		}
+	}
+	return nil, nil
 }
 
 // outcome is the notification's outcome of event, doc the job's document

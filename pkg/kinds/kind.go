@@ -127,6 +127,13 @@ type VolcanoFramework interface {
 	VolcanoFramework() (framework string, tasks map[string]string)
 }
 
+// KueueIntegration is a Kind whose jobs Kueue can admit: the name of its
+// integration in Kueue's configuration ("kubeflow.org/tfjob"), "" for none.
+// A job of it with a LocalQueue waits for Kueue's admission, suspended.
+type KueueIntegration interface {
+	KueueIntegration() string
+}
+
 // Templated is a Kind whose jobs a controller may make from a template of
 // easyai's (a Volcano Job made by a JobFlow from a pipeline step's
 // JobTemplate), copying its spec but not its labels and annotations: easyai
@@ -305,4 +312,14 @@ func SetField(ctx context.Context, dyn dynamic.Interface, k Kind, obj *unstructu
 		return fmt.Errorf("%s/%s: setting %s to %v: %w", k.Name(), obj.GetName(), strings.Join(path, "."), value, err)
 	}
 	return nil
+}
+
+// JobName is a job's name as easyai writes it, KIND/NAME ("tf/mnist"), of
+// its object's apiVersion, kind and name; the API kind in lower case where
+// it is no kind of reg's.
+func (r *Registry) JobName(apiVersion, kind, name string) string {
+	if k, ok := r.ForGVK(schema.FromAPIVersionAndKind(apiVersion, kind)); ok {
+		return k.Name() + "/" + name
+	}
+	return strings.ToLower(kind) + "/" + name
 }

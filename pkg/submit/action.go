@@ -45,8 +45,10 @@ func ParseDryRun(s string) (DryRun, error) {
 
 // Settings are the configuration's defaults a submission uses.
 type Settings struct {
-	Image         string
-	Queue         string
+	Image string
+	Queue string
+	// QueueSystem is what a queue names ("": decided by the namespace).
+	QueueSystem   string
 	PriorityClass string
 	GPUResource   string
 	// Labels go on every job, under the user's --label.
@@ -341,7 +343,7 @@ func (s *Submission) fill(ctx context.Context, req *Request) error {
 	if err := s.fillOversell(req); err != nil {
 		return err
 	}
-	if err := s.checkPlacement(ctx, resolved); err != nil {
+	if err := s.place(ctx, req, resolved); err != nil {
 		return err
 	}
 	return s.checkDataClaims(ctx, resolved)

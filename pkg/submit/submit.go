@@ -36,6 +36,9 @@ type Request struct {
 	// the configuration's labels and the user's --label/--annotation.
 	Labels      map[string]string
 	Annotations map[string]string
+	// JobLabels are added to the job only, not its pods: Kueue's queue
+	// and priority, read on the job.
+	JobLabels map[string]string
 	// CLIVersion is recorded on the job.
 	CLIVersion string
 
@@ -100,7 +103,7 @@ func Build(r *Request) (*unstructured.Unstructured, error) {
 	}
 	obj.SetNamespace(r.Namespace)
 	// A team's own chart may forget them: the contract holds on the job anyway.
-	obj.SetLabels(mergeStrings(obj.GetLabels(), labels))
+	obj.SetLabels(mergeStrings(mergeStrings(obj.GetLabels(), labels), r.JobLabels))
 	obj.SetAnnotations(mergeStrings(obj.GetAnnotations(), annotations))
 	return obj, nil
 }

@@ -40,6 +40,7 @@ type Flags struct {
 	ShmSize          string
 	Priority         string
 	Queue            string
+	QueueSystem      string
 	Gang             bool
 	Retry            int
 	MaxDuration      time.Duration

@@ -48,10 +48,13 @@ const (
 	// Suspended is reached once the job is suspended; a job that succeeds
 	// first ends the wait with an error.
 	Suspended Condition = "suspended"
+	// Admitted is reached once Kueue admits the job (its Workload is
+	// Admitted): a job in a Kueue LocalQueue only.
+	Admitted Condition = "admitted"
 )
 
 // Conditions lists the conditions, for help and completion.
-var Conditions = []Condition{Running, Finished, Succeeded, Suspended}
+var Conditions = []Condition{Running, Finished, Succeeded, Suspended, Admitted}
 
 // ParseCondition reads --for.
 func ParseCondition(s string) (Condition, error) {
@@ -60,7 +63,7 @@ func ParseCondition(s string) (Condition, error) {
 			return c, nil
 		}
 	}
-	return "", exit.UsageErrorf("--for %q: must be running, finished, succeeded or suspended", s)
+	return "", exit.UsageErrorf("--for %q: must be running, finished, succeeded, suspended or admitted", s)
 }
 
 // Request is one wait.

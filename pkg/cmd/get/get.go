@@ -155,6 +155,10 @@ func printHeader(w io.Writer, d *jobmodel.Document, now time.Time) {
 	printField(w, "Namespace", s.Namespace)
 	printField(w, "Kind", fmt.Sprintf("%s (%s.%s)", d.KindName, d.ObjectKind, d.ObjectAPIVersion))
 	printField(w, "Status", statusOf(s))
+	if a := s.Admission; a != nil {
+		printField(w, "Queue", a.LocalQueue+" (Kueue LocalQueue)")
+		printField(w, "Admission", a.String())
+	}
 	printField(w, "User", printers.JobUser(s))
 	if !s.ByEasyAI() {
 		managedBy := s.ManagedBy
@@ -189,6 +193,9 @@ func printField(w io.Writer, name, value string) {
 // statusOf is the job's shown state, what a job in debug mode waits for,
 // and the operator's reason and message.
 func statusOf(s *jobmodel.Summary) string {
+	if s.Admission != nil && s.Status.State == jobmodel.Queued {
+		return "Queued (held by Kueue until admitted; see Admission)"
+	}
 	status := s.ShownState()
 	if status == "DEBUG" {
 		status += " (" + string(s.Status.State) + "; easyai run " + s.Name + " starts the command)"

@@ -56,7 +56,12 @@ never ends the wait: a queue may hold it on purpose.
 
 --for finished (the default) waits for success or failure; --for succeeded
 waits for success; --for running waits until the job runs; --for suspended
-waits until a suspended job's pods are stopped (see "easyai suspend").
+waits until a suspended job's pods are stopped (see "easyai suspend");
+--for admitted waits until Kueue admits a job of a Kueue LocalQueue (its
+Workload is Admitted), saying on stderr each change of where it stands
+("Queued (2nd in team-a, waiting for nvidia.com/gpu: ...)"). A job of a
+LocalQueue not yet admitted is first waited for so, whatever --for says,
+and the line saying it was admitted comes before the rest of the wait.
 
 JOB is NAME, or KIND/NAME (tf/mnist), or NAME with --kind. The final state is
 said on stderr; -o json, -o yaml or a template prints the job's document (as
@@ -105,7 +110,7 @@ func (o *Options) addFlags(cmd *cobra.Command) {
 	f := o.Factory
 	fl := cmd.Flags()
 	cmdutil.AddKindFlag(cmd, f.Kinds, &o.KindName, "job's")
-	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded or suspended")
+	fl.StringVar(&o.ForArg, "for", string(waiter.Finished), "what to wait for: running, finished, succeeded, suspended or admitted (by Kueue)")
 	cmdutil.AddTimeoutFlag(cmd, &o.Timeout, waiter.DefaultTimeout)
 	fl.DurationVar(&o.StuckAfter, "stuck-after", waiter.DefaultStuckAfter, "end with exit 4 when a pod stays this long in a crash loop or waits this long for a missing Secret or ConfigMap; 0 waits them out")
 	o.Print.AddFlags(cmd)

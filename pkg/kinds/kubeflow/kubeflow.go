@@ -48,11 +48,24 @@ type Shape struct {
 	// Roles are the replica types in the order replicas are shown, as the
 	// API spells them ("Chief", "PS", "Worker").
 	Roles []string
+	// NoKueue: Kueue has no integration of the kind (its kubeflow.org/mpijob
+	// is mpi-operator's v2beta1, not the training-operator's v1 MPIJob).
+	NoKueue bool
 }
 
 // Base implements the parts of kinds.Kind every training-operator kind shares.
 type Base struct {
 	Shape Shape
+}
+
+// KueueIntegration is Kueue's integration of the kind: kubeflow.org/ and
+// its resource in the singular ("kubeflow.org/tfjob"), "" without one
+// (kinds.KueueIntegration).
+func (b Base) KueueIntegration() string {
+	if b.Shape.NoKueue {
+		return ""
+	}
+	return kubeflowv1.GroupVersion.Group + "/" + strings.ToLower(b.Shape.APIKind)
 }
 
 // GroupVersionKind of the kind.

@@ -22,7 +22,8 @@ var Shape = kubeflow.Shape{
 	Name: "mpi", Aliases: []string{"mpijob"}, Chart: "mpijob",
 	New:     func() runtime.Object { return &kubeflowv1.MPIJob{} },
 	APIKind: kubeflowv1.MPIJobKind, Plural: kubeflowv1.MPIJobPlural, ReplicaSpecsField: "mpiReplicaSpecs",
-	Roles: []string{string(kubeflowv1.MPIJobReplicaTypeLauncher), string(kubeflowv1.MPIJobReplicaTypeWorker)},
+	Roles:   []string{string(kubeflowv1.MPIJobReplicaTypeLauncher), string(kubeflowv1.MPIJobReplicaTypeWorker)},
+	NoKueue: true,
 }
 
 // New returns the kind.

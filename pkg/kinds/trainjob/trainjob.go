@@ -82,6 +82,10 @@ func (Kind) NoPriorityClass() {}
 // GroupVersionKind of TrainJobs.
 func (Kind) GroupVersionKind() schema.GroupVersionKind { return GroupVersion.WithKind(KindName) }
 
+// KueueIntegration is Kueue's integration of TrainJobs
+// (kinds.KueueIntegration).
+func (Kind) KueueIntegration() string { return GroupVersion.Group + "/trainjob" }
+
 // Resource of TrainJobs.
 func (Kind) Resource() schema.GroupVersionResource { return GroupVersion.WithResource(Plural) }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kinds"
 	"github.com/easyai-dev/easyai/pkg/kube"
+	"github.com/easyai-dev/easyai/pkg/kueue"
 	"github.com/easyai-dev/easyai/pkg/logs"
 	"github.com/easyai-dev/easyai/pkg/platform"
 	"github.com/easyai-dev/easyai/pkg/submit"
@@ -228,6 +229,9 @@ func (p *Platform) Describe(ctx context.Context, job *platform.Job) (*jobmodel.D
 		fmt.Fprintf(p.Notes, "Warning: %s/%s: %v: its image and command are read from its pod templates\n", d.Kind.Name(), d.Object.GetName(), d.RequestErr)
 	}
 	doc := jobclient.DocumentOf(d, p.Now())
+	if doc.Labels[kueue.QueueLabel] != "" {
+		p.admit(ctx, client.Dynamic, []*jobmodel.Summary{&doc.Summary})
+	}
 	return &doc, nil
 }
 
@@ -259,10 +263,12 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 			return nil, err
 		}
 	}
+	lo.States = withKueueHeld(opts.States)
 	res, err := client.List(ctx, lo)
 	if err != nil {
 		return nil, err
 	}
+	res.Jobs = p.admitListed(ctx, client.Dynamic, res.Jobs, opts.States)
 	if err := p.reportNotInstalled(res.NotInstalled, opts.KindsAsked); err != nil {
 		return nil, err
 	}
@@ -331,6 +337,9 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	h, client, err := p.readJob(ctx, job)
 	if err != nil {
 		return nil, err
+	}
+	if req.For == waiter.Admitted {
+		return p.waitAdmitted(ctx, h, client, req)
 	}
 	wr := waiter.Request{
 		Dynamic: client.Dynamic, Kind: h.kind, GPUResource: client.GPUResource,

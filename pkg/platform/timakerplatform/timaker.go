@@ -371,6 +371,9 @@ func (p *Platform) Wait(ctx context.Context, job *platform.Job, req platform.Wai
 	if req.For == waiter.Suspended {
 		return nil, exit.UsageErrorf("--for suspended: timaker jobs are not suspended by easyai")
 	}
+	if req.For == waiter.Admitted {
+		return nil, exit.UsageErrorf("--for admitted: Kueue's admission is a Kubernetes cluster's; timaker has none")
+	}
 	w := &poll{p: p, req: req, start: p.now(), current: job}
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc

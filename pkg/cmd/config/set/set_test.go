@@ -101,7 +101,7 @@ func TestCluster(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{nil, []string{"cluster", "cron-image", "fetcher-image", "gpu-resource", "gpu-resources", "image", "kubeflow-backend", "labels", "notebook-image", "notify", "preemptible-priority-class", "priority-class", "queue", "storage"}},
+		{nil, []string{"cluster", "cron-image", "fetcher-image", "gpu-resource", "gpu-resources", "image", "kubeflow-backend", "labels", "notebook-image", "notify", "preemptible-priority-class", "priority-class", "queue", "queue-system", "storage"}},
 		{[]string{"cluster"}, []string{"prod"}},
 		{[]string{"queue"}, nil},
 	} {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmd/queue/queueclient"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/printers"
@@ -27,6 +28,8 @@ type Options struct {
 	Print         *printers.PrintFlags
 	Name          string
 	AllNamespaces bool
+	// QueueSystem is --queue-system ("": decided by the namespace).
+	QueueSystem string
 
 	client    *queue.Client
 	namespace string
@@ -38,8 +41,15 @@ func NewCmdGet(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		printers.FormatJSON, printers.FormatYAML, printers.FormatTemplate)}
 	cmd := &cobra.Command{
 		Use:   "get QUEUE",
-		Short: "Show one Volcano queue and the jobs in it",
-		Long: `Show one Volcano queue: its state and weight, each resource's allocated,
+		Short: "Show one queue and the jobs in it: a Kueue LocalQueue, or a Volcano queue",
+		Long: `Show one queue. Where the namespace has Kueue LocalQueues (or with
+--queue-system kueue): the LocalQueue, whether it admits, its ClusterQueue's
+flavors, cohort, fair-sharing weight and quota per flavor (where the user may
+read it), and its jobs: those waiting first, numbered in the order Kueue
+admits them (priority, then time queued), each with what it waits for, then
+those admitted. -o json prints a LocalQueue document.
+
+Else one Volcano queue: its state and weight, each resource's allocated,
 capability, deserved and guarantee, and its jobs: the PodGroups in the queue
 of the namespace (every namespace with -A), each with its job, phase, the
 replicas it needs at once (MIN), those running, and, for a gang that waits,
@@ -61,6 +71,7 @@ shown. A queue that does not exist exits 3, naming the queues there are.
 	}
 	o.Print.AddFlags(cmd)
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "the queue's jobs in every namespace")
+	queueclient.AddSystemFlag(cmd, &o.QueueSystem)
 	return cmd
 }
 
@@ -81,6 +92,13 @@ func (o *Options) Complete() error {
 
 // Run shows the queue.
 func (o *Options) Run(ctx context.Context) error {
+	system, err := queueclient.System(ctx, o.Factory, o.QueueSystem)
+	if err != nil {
+		return err
+	}
+	if system == config.QueueSystemKueue {
+		return o.runKueue(ctx)
+	}
 	q, refused, err := o.client.Get(ctx, o.Name, o.namespace)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/easyai-dev/easyai/pkg/cmd/queue/queueclient"
 	"github.com/easyai-dev/easyai/pkg/cmdutil"
+	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/printers"
 	"github.com/easyai-dev/easyai/pkg/queue"
@@ -21,6 +22,8 @@ type Options struct {
 	Factory *cmdutil.Factory
 	IO      *iostreams.IOStreams
 	Print   *printers.PrintFlags
+	// QueueSystem is --queue-system ("": decided by the namespace).
+	QueueSystem string
 
 	client *queue.Client
 }
@@ -32,8 +35,15 @@ func NewCmdList(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
-		Short:   "List the Volcano queues",
-		Long: `List the Volcano queues, by name: STATE, WEIGHT, then GPUS, CPU and MEMORY as
+		Short:   "List the queues: Kueue's LocalQueues, or Volcano's queues",
+		Long: `List the queues jobs wait in. Where the namespace has Kueue LocalQueues
+(or with --queue-system kueue): each LocalQueue with its ClusterQueue, whether
+it admits (ACTIVE), its PENDING and ADMITTED workloads, and GPUS as used/
+nominal quota of its ClusterQueue; then, for each ClusterQueue the user may
+read (they are cluster-wide), its nominal quota, usage and borrowing per
+resource flavor. -o json prints a LocalQueueList.
+
+Else the Volcano queues, by name: STATE, WEIGHT, then GPUS, CPU and MEMORY as
 allocated/capability ("-" for no capability), RUNNING and PENDING jobs
 (PodGroups; PENDING counts those waiting to be admitted and those admitted
 whose pods wait to be placed). One LIST of queues.
@@ -46,6 +56,7 @@ with every resource of each queue; -o name prints the queues' names.`,
 	}
 	cmdutil.TakeNoArgs(cmd, o, runF)
 	o.Print.AddFlags(cmd)
+	queueclient.AddSystemFlag(cmd, &o.QueueSystem)
 	return cmd
 }
 
@@ -61,6 +72,13 @@ func (o *Options) Complete() error {
 
 // Run lists the queues.
 func (o *Options) Run(ctx context.Context) error {
+	system, err := queueclient.System(ctx, o.Factory, o.QueueSystem)
+	if err != nil {
+		return err
+	}
+	if system == config.QueueSystemKueue {
+		return o.runKueue(ctx)
+	}
 	list, err := o.client.List(ctx)
 	if err != nil {
 		return err
