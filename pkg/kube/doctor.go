@@ -66,7 +66,7 @@ func Needs(reg *kinds.Registry) []Need {
 		// the namespace's: without it, runtimes and submit say so).
 		needs = append(needs, Need{Verb: verb, Group: "trainer.kubeflow.org", Resource: "trainingruntimes", NeededBy: []string{"runtimes", "submit (checking a TrainingRuntime)"}})
 	}
-	return append(needs,
+	return append(append(needs,
 		Need{Verb: "create", Group: VolcanoCommands.Group, Resource: VolcanoCommands.Resource, NeededBy: []string{"suspend", "resume"}},
 		Need{Verb: "get", Resource: "pods", NeededBy: []string{"port-forward", "open", "download"}},
 		Need{Verb: "list", Resource: "pods", NeededBy: []string{"get", "logs", "exec", "attach", "port-forward", "open", "download"}},
@@ -88,21 +88,27 @@ func Needs(reg *kinds.Registry) []Need {
 		Need{Verb: "create", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve create on KServe", "serve update --canary on KServe"}},
 		Need{Verb: "update", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve update, promote, rollback, scale on KServe"}},
 		Need{Verb: "delete", Group: "serving.kserve.io", Resource: "inferenceservices", NeededBy: []string{"serve delete, promote, rollback on KServe"}},
-		Need{Verb: "create", Group: "batch", Resource: "cronjobs", NeededBy: []string{"cron create"}},
-		Need{Verb: "patch", Group: "batch", Resource: "cronjobs", NeededBy: []string{"cron suspend", "cron resume"}},
-		Need{Verb: "create", Group: "batch", Resource: "jobs", NeededBy: []string{"cron trigger"}},
-		Need{Verb: "create", Resource: "configmaps", NeededBy: []string{"cron create"}},
-		Need{Verb: "create", Group: "batch.volcano.sh", Resource: "cronjobs", NeededBy: []string{"cron create --backend volcano"}},
-		Need{Verb: "list", Group: "kueue.x-k8s.io", Resource: "localqueues", NeededBy: []string{"submit --queue (Kueue)", "queue list", "queue get"}},
-		Need{Verb: "list", Group: "kueue.x-k8s.io", Resource: "workloads", NeededBy: []string{"list, get (Kueue admission)", "wait --for admitted", "queue get"}},
-		Need{Verb: "patch", Group: "kueue.x-k8s.io", Resource: "workloads", NeededBy: []string{"suspend, resume (a job Kueue manages)"}},
-		Need{Verb: "list", Group: "batch.volcano.sh", Resource: "cronjobs", NeededBy: []string{"cron list (Volcano's CronJobs)"}},
-		Need{Verb: "create", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline run"}},
-		Need{Verb: "list", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline list", "pipeline get", "pipeline wait"}},
-		Need{Verb: "delete", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline delete"}},
-		Need{Verb: "create", Group: "flow.volcano.sh", Resource: "jobtemplates", NeededBy: []string{"pipeline run"}},
-		Need{Verb: "update", Group: "flow.volcano.sh", Resource: "jobtemplates", NeededBy: []string{"pipeline run"}},
-	)
+	), scheduleNeeds()...)
+}
+
+// scheduleNeeds are what schedules, pipelines and Kueue's queues need.
+func scheduleNeeds() []Need {
+	return []Need{
+		{Verb: "create", Group: "batch", Resource: "cronjobs", NeededBy: []string{"cron create"}},
+		{Verb: "patch", Group: "batch", Resource: "cronjobs", NeededBy: []string{"cron suspend", "cron resume"}},
+		{Verb: "create", Group: "batch", Resource: "jobs", NeededBy: []string{"cron trigger"}},
+		{Verb: "create", Resource: "configmaps", NeededBy: []string{"cron create"}},
+		{Verb: "create", Group: "batch.volcano.sh", Resource: "cronjobs", NeededBy: []string{"cron create --backend volcano"}},
+		{Verb: "list", Group: "kueue.x-k8s.io", Resource: "localqueues", NeededBy: []string{"submit --queue (Kueue)", "queue list", "queue get"}},
+		{Verb: "list", Group: "kueue.x-k8s.io", Resource: "workloads", NeededBy: []string{"list, get (Kueue admission)", "wait --for admitted", "queue get"}},
+		{Verb: "patch", Group: "kueue.x-k8s.io", Resource: "workloads", NeededBy: []string{"suspend, resume (a job Kueue manages)"}},
+		{Verb: "list", Group: "batch.volcano.sh", Resource: "cronjobs", NeededBy: []string{"cron list (Volcano's CronJobs)"}},
+		{Verb: "create", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline run"}},
+		{Verb: "list", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline list", "pipeline get", "pipeline wait"}},
+		{Verb: "delete", Group: "flow.volcano.sh", Resource: "jobflows", NeededBy: []string{"pipeline delete"}},
+		{Verb: "create", Group: "flow.volcano.sh", Resource: "jobtemplates", NeededBy: []string{"pipeline run"}},
+		{Verb: "update", Group: "flow.volcano.sh", Resource: "jobtemplates", NeededBy: []string{"pipeline run"}},
+	}
 }
 
 // API is one job kind's API and whether the cluster serves it.
