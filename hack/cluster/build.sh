@@ -134,38 +134,56 @@ build_kube() {
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
 }
-# patched_kwok DIR: a copy of kwok's module source in DIR with the project's
-# exit-code fix (tools/kwok/exitcode_patch.go), and a go.mod beside the
-# wrapper's that builds kwok from it. Prints the go.mod's path.
-patched_kwok() {
-  local dir=$1 version src
-  version=$(module_version "$TOOLS_DIR/kwok" sigs.k8s.io/kwok)
-  src=$(cd "$TOOLS_DIR/kwok" && go mod download -json "sigs.k8s.io/kwok@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -d "$src" ] || die "kwok: no module source for $version"
+# module_copy NAME MODULE DIR: a writable copy of MODULE's source, at the
+# version tools/NAME pins, in DIR/NAME, and DIR/go.mod: the wrapper's, with a
+# replace that builds MODULE from that copy. Prints the copy's path.
+module_copy() {
+  local name=$1 module=$2 dir=$3 version src
+  version=$(module_version "$TOOLS_DIR/$name" "$module")
+  src=$(cd "$TOOLS_DIR/$name" && go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$src" ] || die "$name: no module source for $version"
   rm -rf "$dir" && mkdir -p "$dir"
-  cp -R "$src" "$dir/kwok" && chmod -R u+w "$dir/kwok"
-  local server=$dir/kwok/pkg/kwok/server
+  cp -R "$src" "$dir/$name" && chmod -R u+w "$dir/$name"
+  cp "$TOOLS_DIR/$name/go.mod" "$TOOLS_DIR/$name/go.sum" "$dir/"
+  printf '\nreplace %s => %s\n' "$module" "$dir/$name" >>"$dir/go.mod"
+  echo "$dir/$name"
+}
+
+# patch_kwok SRC: the project's exit-code fix (tools/kwok/exitcode_patch.go)
+# in kwok's source SRC.
+patch_kwok() {
+  local server=$1/pkg/kwok/server
   grep -v '^//go:build easyai_kwok_patch' "$TOOLS_DIR/kwok/exitcode_patch.go" >"$server/zz_easyai_exitcode.go"
   local call='utilsexec\.Exec(ctx, cmd\[0\], cmd\[1:\]\.\.\.)'
   [ "$(cat "$server/debugging_exec.go" "$server/debugging_exec_other.go" | grep -c "$call")" = 2 ] \
-    || die "kwok $version: the exec calls to patch are not where they were in v0.8.0"
+    || die "kwok: the exec calls to patch are not where they were in v0.8.0"
   sed -i "s/$call/exitCodeError(&)/" "$server/debugging_exec.go" "$server/debugging_exec_other.go"
-  cp "$TOOLS_DIR/kwok/go.mod" "$TOOLS_DIR/kwok/go.sum" "$dir/"
-  printf '\nreplace sigs.k8s.io/kwok => %s\n' "$dir/kwok" >>"$dir/go.mod"
-  echo "$dir/go.mod"
 }
 
-build_kwok() {
-  local kwok_dir kwok_src kwok_modfile
-  kwok_dir=$(kwok_bin_dir)
-  if [ -x "$kwok_dir/kwok" ]; then
-    build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
-  else
-    kwok_src=$EASYAI_CACHE_DIR/src/kwok
-    kwok_modfile=$(patched_kwok "$kwok_src") || exit 1
-    BUILD_GOFLAGS="-modfile=$kwok_modfile" build kwok "$kwok_dir" "-s -w" sigs.k8s.io/kwok/cmd/kwok
-    rm -rf "$kwok_src"
+# patch_kueue SRC: Kueue's controller manager reads its metrics certificate
+# from the directory $EASYAI_KUEUE_METRICS_CERTS instead of
+# /etc/kueue/metrics/certs (a path only a pod, or root, can provide).
+patch_kueue() {
+  local main=$1/cmd/kueue/main.go
+  grep -q 'metricsCertPath := "/etc/kueue/metrics/certs"' "$main" ||
+    die "kueue: the metrics certificate path to patch is not where it was in v0.17.0"
+  sed -i 's|metricsCertPath := "/etc/kueue/metrics/certs"|metricsCertPath := os.Getenv("EASYAI_KUEUE_METRICS_CERTS")|' "$main"
+}
+
+# build_patched NAME MODULE PKG: builds NAME's command PKG from a copy of
+# MODULE's source that patch_NAME changed, unless already built.
+build_patched() {
+  local name=$1 module=$2 pkg=$3 dir src
+  dir=$("${name//-/_}_bin_dir")
+  if [ -x "$dir/$(command_name "$name" "$pkg")" ]; then
+    build "$name" "$dir" "-s -w" "$pkg"
+    return
   fi
+  local copy=$EASYAI_CACHE_DIR/src/$name
+  src=$(module_copy "$name" "$module" "$copy") || exit 1
+  "patch_$name" "$src"
+  BUILD_GOFLAGS="-modfile=$copy/go.mod" build "$name" "$dir" "-s -w" "$pkg"
+  rm -rf "$copy"
 }
 
 # Volcano 1.13's CronJob CRD, generated from its API types by controller-gen
@@ -184,44 +202,10 @@ build_volcanocron() {
   log "volcanocron: generated Volcano's CronJob CRD"
 }
 
-# patched_kueue DIR: a copy of Kueue's module source in DIR whose controller
-# manager reads its metrics certificate from the directory
-# $EASYAI_KUEUE_METRICS_CERTS instead of /etc/kueue/metrics/certs (a path
-# only a pod, or root, can provide), and a go.mod beside the wrapper's that
-# builds Kueue from it. Prints the go.mod's path.
-patched_kueue() {
-  local dir=$1 version src main
-  version=$(module_version "$TOOLS_DIR/kueue" sigs.k8s.io/kueue)
-  src=$(cd "$TOOLS_DIR/kueue" && go mod download -json "sigs.k8s.io/kueue@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -d "$src" ] || die "kueue: no module source for $version"
-  rm -rf "$dir" && mkdir -p "$dir"
-  cp -R "$src" "$dir/kueue" && chmod -R u+w "$dir/kueue"
-  main=$dir/kueue/cmd/kueue/main.go
-  grep -q 'metricsCertPath := "/etc/kueue/metrics/certs"' "$main" ||
-    die "kueue $version: the metrics certificate path to patch is not where it was in v0.17.0"
-  sed -i 's|metricsCertPath := "/etc/kueue/metrics/certs"|metricsCertPath := os.Getenv("EASYAI_KUEUE_METRICS_CERTS")|' "$main"
-  cp "$TOOLS_DIR/kueue/go.mod" "$TOOLS_DIR/kueue/go.sum" "$dir/"
-  printf '\nreplace sigs.k8s.io/kueue => %s\n' "$dir/kueue" >>"$dir/go.mod"
-  echo "$dir/go.mod"
-}
-
-build_kueue() {
-  local kueue_dir kueue_src kueue_modfile
-  kueue_dir=$(kueue_bin_dir)
-  if [ -x "$kueue_dir/kueue" ]; then
-    build kueue "$kueue_dir" "-s -w" sigs.k8s.io/kueue/cmd/kueue
-  else
-    kueue_src=$EASYAI_CACHE_DIR/src/kueue
-    kueue_modfile=$(patched_kueue "$kueue_src") || exit 1
-    BUILD_GOFLAGS="-modfile=$kueue_modfile" build kueue "$kueue_dir" "-s -w" sigs.k8s.io/kueue/cmd/kueue
-    rm -rf "$kueue_src"
-  fi
-}
-
 [ "$build_jobs" -le 1 ] || log "building up to $build_jobs components at once ($cores cores)"
 spawn build etcd "$(etcd_bin_dir)" "-s -w" go.etcd.io/etcd/server/v3
 spawn build_kube
-spawn build_kwok
+spawn build_patched kwok sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok
 if has_component training-operator; then
   spawn build training-operator "$(training_operator_bin_dir)" "-s -w" .
 fi
@@ -232,7 +216,7 @@ if has_component kserve; then
   spawn build kserve "$(kserve_bin_dir)" "-s -w" github.com/kserve/kserve/cmd/manager
 fi
 if has_component kueue; then
-  spawn build_kueue
+  spawn build_patched kueue sigs.k8s.io/kueue sigs.k8s.io/kueue/cmd/kueue
 fi
 spawn build volcano "$(volcano_bin_dir)" "-s -w" \
   volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager

@@ -125,18 +125,7 @@ func printLocalQueue(w io.Writer, doc *localQueueDocument) error {
 		fmt.Fprintf(w, "Queueing:      %s\n", orDefault(cq.QueueingStrategy, "BestEffortFIFO"))
 		fmt.Fprintf(w, "Flavors:       %s\n", strings.Join(cq.Flavors, ", "))
 		fmt.Fprintln(w, "Quota:")
-		t := printers.NewTable(w, true, "  FLAVOR", "RESOURCE", "NOMINAL", "USED", "BORROWED", "BORROWING-LIMIT")
-		for _, f := range cq.Flavors {
-			names := make([]string, 0, len(cq.Quota[f]))
-			for n := range cq.Quota[f] {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
-				t.AddRow("  "+f, n, cq.Quota[f][n], orDash(cq.Usage[f][n]), orDash(cq.Borrowed[f][n]), orDash(cq.BorrowingLimit[f][n]))
-			}
-		}
-		if err := t.Render(); err != nil {
+		if err := queueclient.PrintQuota(w, cq); err != nil {
 			return err
 		}
 	}

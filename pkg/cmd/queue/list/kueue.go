@@ -121,27 +121,9 @@ func printQuotas(w io.Writer, items []kueue.LocalQueue) error {
 			cohort = ", cohort " + cq.Cohort
 		}
 		fmt.Fprintf(w, "\nClusterQueue %s (%d pending, %d admitted%s):\n", cq.Name, cq.Pending, cq.Admitted, cohort)
-		t := printers.NewTable(w, true, "  FLAVOR", "RESOURCE", "NOMINAL", "USED", "BORROWED", "BORROWING-LIMIT")
-		for _, f := range cq.Flavors {
-			names := make([]string, 0, len(cq.Quota[f]))
-			for name := range cq.Quota[f] {
-				names = append(names, name)
-			}
-			slices.Sort(names)
-			for _, name := range names {
-				t.AddRow("  "+f, name, cq.Quota[f][name], dash(cq.Usage[f][name]), dash(cq.Borrowed[f][name]), dash(cq.BorrowingLimit[f][name]))
-			}
-		}
-		if err := t.Render(); err != nil {
+		if err := queueclient.PrintQuota(w, cq); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -3,6 +3,9 @@ package queueclient
 import (
 	"context"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +14,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/kueue"
+	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
 // AddSystemFlag adds --queue-system to cmd, into asked.
@@ -72,4 +76,24 @@ func Kueue(f *cmdutil.Factory) (*kueue.Client, error) {
 		return nil, err
 	}
 	return &kueue.Client{Dynamic: jobs.Dynamic}, nil
+}
+
+// PrintQuota writes the table of a ClusterQueue's nominal quota, usage,
+// borrowing and borrowing limit per flavor (in the order it tries them)
+// and resource, each line indented.
+func PrintQuota(w io.Writer, cq *kueue.ClusterQueue) error {
+	t := printers.NewTable(w, true, "  FLAVOR", "RESOURCE", "NOMINAL", "USED", "BORROWED", "BORROWING-LIMIT")
+	for _, f := range cq.Flavors {
+		for _, n := range slices.Sorted(maps.Keys(cq.Quota[f])) {
+			t.AddRow("  "+f, n, cq.Quota[f][n], dash(cq.Usage[f][n]), dash(cq.Borrowed[f][n]), dash(cq.BorrowingLimit[f][n]))
+		}
+	}
+	return t.Render()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
