@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kueue"
 )
 
 // JobUsageListDocumentKind is the kind of top job's document
@@ -60,6 +61,9 @@ type JobUsageList struct {
 	Since *time.Time `json:"since,omitempty"`
 	Items []JobUsage `json:"items"`
 	Total UsageTotal `json:"total"`
+	// Queues are the Kueue LocalQueues of the namespace (every namespace
+	// with -A), with their ClusterQueue where the user may read it.
+	Queues []kueue.LocalQueue `json:"queues,omitempty"`
 }
 
 // UsageOf is what each job holds and has used. Without a window (since

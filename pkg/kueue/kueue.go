@@ -10,6 +10,7 @@
 package kueue
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -81,4 +82,16 @@ type ClusterQueue struct {
 	Pending   int32    `json:"pendingWorkloads"`
 	Reserving int32    `json:"reservingWorkloads"`
 	Admitted  int32    `json:"admittedWorkloads"`
+}
+
+// Sum is resource name's quantity over every flavor, as a number (0 where
+// none, or where what the cluster wrote is no quantity).
+func (r FlavorResources) Sum(name string) float64 {
+	var total float64
+	for _, res := range r {
+		if q, err := resource.ParseQuantity(res[name]); err == nil {
+			total += q.AsApproximateFloat64()
+		}
+	}
+	return total
 }

@@ -212,6 +212,22 @@ type Resources struct {
 	// Waiting are the jobs whose pods wait for a node and ask for GPUs
 	// (Kubernetes), largest ask first.
 	Waiting []WaitingJob
+	// Quotas are the GPUs of each Kueue ClusterQueue, where the cluster
+	// runs Kueue and the user may read them (Kubernetes).
+	Quotas []QueueQuota
+}
+
+// QueueQuota is one Kueue ClusterQueue's GPUs, over every flavor: its
+// nominal quota, what its admitted jobs use, and the part of that borrowed
+// from its cohort.
+type QueueQuota struct {
+	Name     string  `json:"name"`
+	Cohort   string  `json:"cohort,omitempty"`
+	GPUs     float64 `json:"gpus"`
+	Used     float64 `json:"gpusUsed"`
+	Borrowed float64 `json:"gpusBorrowed"`
+	Pending  int32   `json:"pendingWorkloads"`
+	Admitted int32   `json:"admittedWorkloads"`
 }
 
 // FreeBlock is the GPUs free on one node or pool.

@@ -269,6 +269,11 @@ func Dynamic(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	listKinds[schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods"}] = "PodMetricsList"
 	// Volcano's JobTemplates, whose jobs a JobFlow makes (a pipeline's steps).
 	listKinds[schema.GroupVersionResource{Group: "flow.volcano.sh", Version: "v1alpha1", Resource: "jobtemplates"}] = "JobTemplateList"
+	// Kueue's queues and Workloads (list, get, top job); empty unless a test
+	// adds some.
+	for resource, kind := range map[string]string{"localqueues": "LocalQueueList", "clusterqueues": "ClusterQueueList", "workloads": "WorkloadList"} {
+		listKinds[schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: resource}] = kind
+	}
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
 }
 

@@ -182,3 +182,41 @@ func (p *Platform) stillThere(ctx context.Context, h *handle, client *jobclient.
 func (p *Platform) jobNamer() kueue.JobNamer {
 	return func(o kueue.Owner) string { return p.Kinds.JobName(o.APIVersion, o.Kind, o.Name) }
 }
+
+// quotas are the GPUs of Kueue's ClusterQueues (top node): none where the
+// cluster serves no Kueue; a user who may not list them is told so once.
+func (p *Platform) quotas(ctx context.Context) []platform.QueueQuota {
+	if p.Jobs == nil {
+		return nil
+	}
+	client, err := p.Jobs()
+	if err != nil || client.Dynamic == nil {
+		return nil
+	}
+	list, err := client.Dynamic.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case kube.Refused(err):
+		fmt.Fprintf(p.Notes, "Kueue's ClusterQueues not shown: you may not list them (examples/rbac/easyai-kueue-reader.yaml)\n")
+		return nil
+	case err != nil:
+		fmt.Fprintf(p.Notes, "Warning: Kueue's ClusterQueues not shown: %s\n", jobmodel.OneLine(err.Error()))
+		return nil
+	}
+	var out []platform.QueueQuota
+	for i := range list.Items {
+		cq, err := kueue.ClusterQueueOf(&list.Items[i])
+		if err != nil {
+			continue
+		}
+		q := platform.QueueQuota{Name: cq.Name, Cohort: cq.Cohort, Pending: cq.Pending, Admitted: cq.Admitted}
+		for _, gpu := range p.gpuResources() {
+			q.GPUs += cq.Quota.Sum(string(gpu))
+			q.Used += cq.Usage.Sum(string(gpu))
+			q.Borrowed += cq.Borrowed.Sum(string(gpu))
+		}
+		out = append(out, q)
+	}
+	return out
+}

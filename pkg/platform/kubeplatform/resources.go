@@ -46,7 +46,9 @@ func (p *Platform) Resources(ctx context.Context, opts platform.ResourceRequest)
 	for i := range pods.Items {
 		t.addPod(&pods.Items[i])
 	}
-	return t.resources(p.nodeUsage(ctx)), nil
+	res := t.resources(p.nodeUsage(ctx))
+	res.Quotas = p.quotas(ctx)
+	return res, nil
 }
 
 // tally counts what the pods on each node request, and the pods that wait

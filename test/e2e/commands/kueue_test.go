@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +102,7 @@ func TestKueueQueuesAdmitsAndPreempts(t *testing.T) {
 				t.Helper()
 				return easyai.RunWith(t, env(ns), append([]string{"-n", ns}, args...)...)
 			}
-			admitted, queued := kueueAdmission(t, run, who == "admin")
+			admitted, queued := kueueAdmission(t, run, ns, who == "admin")
 			kueuePreemption(t, run, admitted, queued)
 			kueueKinds(t, run)
 		})
@@ -135,7 +136,7 @@ func kueueJob(t *testing.T, run func(...string) easyai.Result, job string) jobDo
 	return d
 }
 
-func kueueAdmission(t *testing.T, run func(...string) easyai.Result, admin bool) (admitted, queued string) {
+func kueueAdmission(t *testing.T, run func(...string) easyai.Result, ns string, admin bool) (admitted, queued string) {
 	for _, name := range []string{"k1", "k2", "k3"} {
 		run("submit", "tf", "--name", name, "--workers", "2", "--gpus", "2", "--image", "example.com/train:1", "--queue", "lq", "--", "python", "train.py").MustSucceed(t)
 	}
@@ -181,6 +182,21 @@ func kueueAdmission(t *testing.T, run func(...string) easyai.Result, admin bool)
 	// The ClusterQueue is cluster-wide: alice may not read it.
 	if quota := strings.Contains(r.Stdout, "NOMINAL"); quota != admin || (!admin && !strings.Contains(r.Stderr, "quotas not shown (you may not read clusterqueues.kueue.x-k8s.io")) {
 		t.Errorf("queue list as admin=%t: quotas shown %t; stdout %q, stderr %q", admin, quota, r.Stdout, r.Stderr)
+	}
+	// top job counts the LocalQueue's GPUs, and its ClusterQueue's where
+	// readable; top node (the admin's: it reads every node) each
+	// ClusterQueue's.
+	wantCQ := "-"
+	if admin {
+		wantCQ = "8/8"
+	}
+	if out := run("top", "job").MustSucceed(t).Stdout; !strings.Contains(out, "Kueue LocalQueues:") || !regexp.MustCompile(`(?m)^  lq\s+cq-\S+\s+8\s+1\s+2\s+`+regexp.QuoteMeta(wantCQ)+`\s*$`).MatchString(out) {
+		t.Errorf("top job:\n%s", out)
+	}
+	if admin {
+		if out := run("top", "node").MustSucceed(t).Stdout; !regexp.MustCompile(`(?m)^  cq-`+regexp.QuoteMeta(ns)+`\s+-\s+8/8\s+0\s+1\s+2\s*$`).MatchString(out) {
+			t.Errorf("top node:\n%s", out)
+		}
 	}
 	if out := run("queue", "get", "lq").MustSucceed(t).Stdout; !strings.Contains(out, "  1   "+queued+"   0          Queued (1st in lq") {
 		t.Errorf("queue get lq:\n%s", out)

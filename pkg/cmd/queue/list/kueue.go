@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/easyai-dev/easyai/pkg/cmd/queue/queueclient"
 	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/pkg/kueue"
@@ -89,21 +87,11 @@ func (o *Options) clusterQueues(ctx context.Context, c *kueue.Client, items []ku
 // gpus is the GPUs the LocalQueue's jobs use, over the nominal quota of its
 // ClusterQueue ("-" where it cannot be read), over every flavor.
 func gpus(q kueue.LocalQueue, gpu string) string {
-	used := sum(q.Usage, gpu)
+	used := q.Usage.Sum(gpu)
 	if q.ClusterQueueDetails == nil {
 		return printers.GPUs(used) + "/-"
 	}
-	return printers.GPUs(used) + "/" + printers.GPUs(sum(q.ClusterQueueDetails.Quota, gpu))
-}
-
-func sum(r kueue.FlavorResources, name string) float64 {
-	var total float64
-	for _, res := range r {
-		if q, err := resource.ParseQuantity(res[name]); err == nil {
-			total += q.AsApproximateFloat64()
-		}
-	}
-	return total
+	return printers.GPUs(used) + "/" + printers.GPUs(q.ClusterQueueDetails.Quota.Sum(gpu))
 }
 
 // printQuotas writes, for each ClusterQueue read, its quota, usage and

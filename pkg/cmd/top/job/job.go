@@ -14,6 +14,7 @@ import (
 	"github.com/easyai-dev/easyai/pkg/exit"
 	"github.com/easyai-dev/easyai/pkg/iostreams"
 	"github.com/easyai-dev/easyai/pkg/jobclient"
+	"github.com/easyai-dev/easyai/pkg/kueue"
 	"github.com/easyai-dev/easyai/pkg/printers"
 )
 
@@ -91,14 +92,16 @@ func (o *Options) Run(ctx context.Context) error {
 	if len(doc.Items) > 0 {
 		o.addPodUsage(ctx, ns, &doc)
 	}
+	doc.Queues = o.localQueues(ctx, ns)
 	if o.Print.IsDocument() {
 		return o.Print.PrintDocument(o.IO.Out, doc)
 	}
 	if len(doc.Items) == 0 {
 		o.sayNone(ns)
-		return nil
+	} else if err := o.printTable(&doc); err != nil {
+		return err
 	}
-	return o.printTable(&doc)
+	return o.printQueues(doc.Queues)
 }
 
 // addPodUsage fills each job's Usage with what its pods use now, from the
@@ -167,3 +170,57 @@ func (o *Options) printTable(doc *jobclient.JobUsageList) error {
 
 // gpuHours prints GPU-hours to a tenth.
 func gpuHours(h float64) string { return strconv.FormatFloat(h, 'f', 1, 64) }
+
+// localQueues are the Kueue LocalQueues of ns ("" with -A: every
+// namespace), each with its ClusterQueue where the user may read it; none
+// where the cluster runs no Kueue or the user may not list them.
+func (o *Options) localQueues(ctx context.Context, ns string) []kueue.LocalQueue {
+	jobs, err := o.Factory.JobsClient()
+	if err != nil || jobs.Dynamic == nil {
+		return nil
+	}
+	if o.AllNamespaces {
+		ns = ""
+	}
+	c := &kueue.Client{Dynamic: jobs.Dynamic}
+	queues, err := c.LocalQueues(ctx, ns)
+	if err != nil {
+		return nil // (no Kueue, or no right to see its queues: nothing to count)
+	}
+	read := map[string]*kueue.ClusterQueue{}
+	for i, q := range queues {
+		cq, ok := read[q.ClusterQueue]
+		if !ok {
+			cq, _ = c.ClusterQueue(ctx, q.ClusterQueue)
+			read[q.ClusterQueue] = cq
+		}
+		queues[i].ClusterQueueDetails = cq
+	}
+	return queues
+}
+
+// printQueues writes the GPUs each LocalQueue's jobs use, and its
+// ClusterQueue's GPUs used of their nominal quota ("-" where not readable).
+func (o *Options) printQueues(queues []kueue.LocalQueue) error {
+	if len(queues) == 0 {
+		return nil
+	}
+	gpu, err := o.Factory.Config()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.IO.Out, "\nKueue LocalQueues:")
+	t := printers.NewTable(o.IO.Out, true, "  LOCAL-QUEUE", "CLUSTER-QUEUE", "GPUS USED", "PENDING", "ADMITTED", "CLUSTER-QUEUE GPUS")
+	for _, q := range queues {
+		name := q.Name
+		if o.AllNamespaces {
+			name = q.Namespace + "/" + q.Name
+		}
+		cq := "-"
+		if d := q.ClusterQueueDetails; d != nil {
+			cq = printers.GPUs(d.Usage.Sum(gpu.GPUResource)) + "/" + printers.GPUs(d.Quota.Sum(gpu.GPUResource))
+		}
+		t.AddRow("  "+name, q.ClusterQueue, printers.GPUs(q.Usage.Sum(gpu.GPUResource)), strconv.Itoa(int(q.Pending)), strconv.Itoa(int(q.Admitted)), cq)
+	}
+	return t.Render()
+}

@@ -37,6 +37,8 @@ type Document struct {
 	LargestFree *platform.FreeBlock `json:"largestFree,omitempty"`
 	// Waiting are the jobs with pods waiting for a node, asking for GPUs.
 	Waiting []platform.WaitingJob `json:"waiting"`
+	// Quotas are the GPUs of Kueue's ClusterQueues, where readable.
+	Quotas []platform.QueueQuota `json:"quotas,omitempty"`
 }
 
 // NewCmdNode returns "top node"; runF replaces Complete and Run in tests.
@@ -107,7 +109,7 @@ func (o *Options) Run(ctx context.Context) error {
 			waiting = []platform.WaitingJob{}
 		}
 		return o.Print.PrintDocument(o.IO.Out, Document{APIVersion: "easyai.io/v1", Kind: "Resources", What: res.What,
-			Items: items, Total: res.Total, LargestFree: res.LargestFree, Waiting: waiting})
+			Items: items, Total: res.Total, LargestFree: res.LargestFree, Waiting: waiting, Quotas: res.Quotas})
 	}
 	if len(res.Rows) == 0 {
 		fmt.Fprintln(o.IO.ErrOut, "No nodes found.")
@@ -137,8 +139,30 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if err := o.printQuotas(res.Quotas); err != nil {
+		return err
+	}
 	o.explainWaiting(res)
 	return nil
+}
+
+// printQuotas writes the GPUs of each Kueue ClusterQueue: used of its
+// nominal quota, borrowed from its cohort, and its workloads.
+func (o *Options) printQuotas(quotas []platform.QueueQuota) error {
+	if len(quotas) == 0 {
+		return nil
+	}
+	fmt.Fprintln(o.IO.Out, "\nKueue ClusterQueues:")
+	t := printers.NewTable(o.IO.Out, true, "  CLUSTER-QUEUE", "COHORT", "GPUS", "BORROWED", "PENDING", "ADMITTED")
+	for _, q := range quotas {
+		cohort := q.Cohort
+		if cohort == "" {
+			cohort = "-"
+		}
+		t.AddRow("  "+q.Name, cohort, printers.GPUs(q.Used)+"/"+printers.GPUs(q.GPUs), printers.GPUs(q.Borrowed),
+			strconv.Itoa(int(q.Pending)), strconv.Itoa(int(q.Admitted)))
+	}
+	return t.Render()
 }
 
 // explainWaiting says on stderr where the largest block of free GPUs is,
