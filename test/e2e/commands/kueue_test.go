@@ -194,7 +194,7 @@ func kueueAdmission(t *testing.T, run func(...string) easyai.Result, ns string, 
 		t.Errorf("top job:\n%s", out)
 	}
 	if admin {
-		if out := run("top", "node").MustSucceed(t).Stdout; !regexp.MustCompile(`(?m)^  cq-`+regexp.QuoteMeta(ns)+`\s+-\s+8/8\s+0\s+1\s+2\s*$`).MatchString(out) {
+		if out := run("top", "node").MustSucceed(t).Stdout; !regexp.MustCompile(`(?m)^  cq-` + regexp.QuoteMeta(ns) + `\s+-\s+8/8\s+0\s+1\s+2\s*$`).MatchString(out) {
 			t.Errorf("top node:\n%s", out)
 		}
 	}
