@@ -146,6 +146,10 @@ type Report struct {
 	Namespace     string   `json:"namespace"`
 	APIs          []API    `json:"apis"`
 	Access        []Access `json:"access"`
+	// QueueSystems are Volcano's and Kueue's queues; QueueMeans which one
+	// --queue names in the namespace.
+	QueueSystems []QueueSystem `json:"queueSystems,omitempty"`
+	QueueMeans   string        `json:"queueMeans,omitempty"`
 }
 
 // Diagnose fills report (its Context, Server, User and Namespace already

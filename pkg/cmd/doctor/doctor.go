@@ -96,6 +96,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := kube.Diagnose(ctx, o.Kube, o.Factory.Kinds, &o.Report); err != nil {
 		return err
 	}
+	if dyn, err := o.Factory.DynamicClient(); err == nil {
+		o.Report.QueueSystems, o.Report.QueueMeans = kube.QueueSystems(ctx, o.Kube, dyn, o.Report.Namespace)
+	}
 	if o.Print.IsDocument() {
 		return o.Print.PrintDocument(o.IO.Out, &o.Report)
 	}
@@ -125,6 +128,12 @@ func (o *Options) print() error {
 	if err := printAPIs(w, r); err != nil {
 		return err
 	}
+	if len(r.QueueSystems) > 0 {
+		fmt.Fprintln(w)
+		if err := printQueueSystems(w, r); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Permissions in namespace %s:\n", r.Namespace)
 	if err := printAccess(w, r); err != nil {
@@ -136,6 +145,29 @@ func (o *Options) print() error {
 	} else {
 		fmt.Fprintln(w, "You may do everything easyai does in this namespace.")
 	}
+	return nil
+}
+
+// printQueueSystems writes the table of the queue systems, and what
+// --queue names in the namespace.
+func printQueueSystems(w io.Writer, r *kube.Report) error {
+	t := printers.NewTable(w, true, "QUEUES", "API", "INSTALLED", "QUEUES YOU SEE")
+	for _, s := range r.QueueSystems {
+		installed, seen := "no", "-"
+		if s.Installed {
+			installed, seen = "yes", strings.Join(s.Queues, ", ")
+			if s.Note != "" {
+				seen = s.Note
+			} else if seen == "" {
+				seen = "none"
+			}
+		}
+		t.AddRow(s.Name, s.API, installed, seen)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "--queue names a %s here, unless --queue-system or the queue-system setting say otherwise (docs/capacity.md).\n", map[string]string{"kueue": "Kueue LocalQueue", "volcano": "Volcano queue"}[r.QueueMeans])
 	return nil
 }
 

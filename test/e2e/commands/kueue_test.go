@@ -183,6 +183,10 @@ func kueueAdmission(t *testing.T, run func(...string) easyai.Result, ns string, 
 	if quota := strings.Contains(r.Stdout, "NOMINAL"); quota != admin || (!admin && !strings.Contains(r.Stderr, "quotas not shown (you may not read clusterqueues.kueue.x-k8s.io")) {
 		t.Errorf("queue list as admin=%t: quotas shown %t; stdout %q, stderr %q", admin, quota, r.Stdout, r.Stderr)
 	}
+	if out := run("doctor").MustSucceed(t).Stdout; !regexp.MustCompile(`(?m)^kueue\s+localqueues\.kueue\.x-k8s\.io/v1beta2\s+yes\s+lq\s*$`).MatchString(out) ||
+		!strings.Contains(out, "--queue names a Kueue LocalQueue here") {
+		t.Errorf("doctor:\n%s", out)
+	}
 	// top job counts the LocalQueue's GPUs, and its ClusterQueue's where
 	// readable; top node (the admin's: it reads every node) each
 	// ClusterQueue's.
