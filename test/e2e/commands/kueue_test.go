@@ -137,6 +137,14 @@ func kueueJob(t *testing.T, run func(...string) easyai.Result, job string) jobDo
 }
 
 func kueueAdmission(t *testing.T, run func(...string) easyai.Result, ns string, admin bool) (admitted, queued string) {
+	// submit --wait says when the job was admitted, apart from the wait
+	// for its pods.
+	r := run("submit", "tf", "--name", "quick", "--workers", "1", "--gpus", "1", "--image", "example.com/train:1", "--queue", "lq",
+		"--env", cluster.RunForEnv+"=3s", "--env", cluster.ExitCodeEnv+"=0", "--wait", "--timeout", "2m", "--", "python", "train.py")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "tf/quick admitted after") || !strings.Contains(r.Stderr, "tf/quick Succeeded after") {
+		t.Errorf("submit --wait of a job of a LocalQueue: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	run("delete", "tf/quick", "--yes").MustSucceed(t)
 	for _, name := range []string{"k1", "k2", "k3"} {
 		run("submit", "tf", "--name", name, "--workers", "2", "--gpus", "2", "--image", "example.com/train:1", "--queue", "lq", "--", "python", "train.py").MustSucceed(t)
 	}
@@ -174,7 +182,7 @@ func kueueAdmission(t *testing.T, run func(...string) easyai.Result, ns string, 
 		t.Errorf("list --status queued: %q", out)
 	}
 	// (Kueue counts a LocalQueue's workloads in its status a moment later.)
-	var r easyai.Result
+	r = easyai.Result{}
 	cluster.Eventually(t, time.Minute, "queue list counting 1 pending, 2 admitted", func(context.Context) (bool, error) {
 		r = run("queue", "list")
 		return r.Code == 0 && strings.HasPrefix(r.Stdout, "lq\tcq-") && strings.Contains(r.Stdout, "\ttrue\t1\t2\t8/"), nil
@@ -231,13 +239,6 @@ func kueuePreemption(t *testing.T, run func(...string) easyai.Result, jobs ...st
 		t.Errorf("%s's eviction: %+v", jobs[0], a)
 	}
 	run(append(append([]string{"delete"}, jobs...), "tf/urgent", "--yes")...).MustSucceed(t)
-	// submit --wait says when the job was admitted, apart from the wait
-	// for its pods.
-	r := run("submit", "tf", "--name", "quick", "--workers", "1", "--gpus", "1", "--image", "example.com/train:1", "--queue", "lq",
-		"--env", cluster.RunForEnv+"=3s", "--env", cluster.ExitCodeEnv+"=0", "--wait", "--timeout", "2m", "--", "python", "train.py")
-	if r.Code != 0 || !strings.Contains(r.Stderr, "tf/quick admitted after") || !strings.Contains(r.Stderr, "tf/quick Succeeded after") {
-		t.Errorf("submit --wait of a job of a LocalQueue: exit %d, stderr %q", r.Code, r.Stderr)
-	}
 }
 
 func kueueKinds(t *testing.T, run func(...string) easyai.Result) {
