@@ -11,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/easyai-dev/easyai/pkg/kueue"
 )
 
-// The queue systems doctor reports.
-var (
-	volcanoQueues    = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "queues"}
-	kueueLocalQueues = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "localqueues"}
-)
+// volcanoQueues are Volcano's queues (pkg/queue reads them; it imports
+// this package).
+var volcanoQueues = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "queues"}
 
 // QueueSystem is one queue system: whether the cluster serves it and what
 // the user may read of it in the namespace.
@@ -41,7 +41,7 @@ func QueueSystems(ctx context.Context, kc kubernetes.Interface, dyn dynamic.Inte
 		name string
 		gvr  schema.GroupVersionResource
 		ns   string
-	}{{"volcano", volcanoQueues, ""}, {"kueue", kueueLocalQueues, namespace}} {
+	}{{"volcano", volcanoQueues, ""}, {"kueue", kueue.LocalQueues, namespace}} {
 		sys := QueueSystem{Name: s.name, API: s.gvr.Resource + "." + s.gvr.GroupVersion().String(), Queues: []string{}}
 		sys.Installed, _ = Served(kc, s.gvr)
 		if sys.Installed && dyn != nil {
