@@ -22,6 +22,10 @@ var (
 	WorkloadPriorityClasses = gvr("workloadpriorityclasses")
 )
 
+// OldLocalQueues are LocalQueues of Kueue's older API (before 0.15),
+// which easyai does not read: a cluster that serves only them is told so.
+var OldLocalQueues = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta1", Resource: "localqueues"}
+
 func gvr(resource string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: resource}
 }

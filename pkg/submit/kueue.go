@@ -73,6 +73,9 @@ func (s *Submission) queueSystem(ctx context.Context, queue string) (string, err
 	}
 	if s.Served != nil {
 		if ok, err := s.Served(ctx, kueue.LocalQueues); err != nil || !ok {
+			if old, _ := s.Served(ctx, kueue.OldLocalQueues); old {
+				s.notef("--queue %s taken as a Volcano queue: this cluster's Kueue serves only its v1beta1 API, and easyai reads Kueue's v1beta2 (Kueue 0.15 and later)\n", queue)
+			}
 			return config.QueueSystemVolcano, nil
 		}
 	}

@@ -47,6 +47,9 @@ func System(ctx context.Context, f *cmdutil.Factory, asked string) (string, erro
 		return "", err
 	}
 	if served, err := kube.Served(kc, kueue.LocalQueues); err != nil || !served {
+		if old, _ := kube.Served(kc, kueue.OldLocalQueues); old {
+			fmt.Fprintln(f.IOStreams.ErrOut, "Warning: this cluster's Kueue serves only its v1beta1 API, and easyai reads Kueue's v1beta2 (Kueue 0.15 and later): showing Volcano's queues")
+		}
 		return config.QueueSystemVolcano, nil
 	}
 	c, err := Kueue(f)
