@@ -74,7 +74,9 @@ func TestQueueOfKueue(t *testing.T) {
 	}
 	// A Kueue of the old API only: said, and taken as Volcano's.
 	old, notes := kueueSubmission(t, true)
-	old.Served = func(_ context.Context, gvr schema.GroupVersionResource) (bool, error) { return gvr == kueue.OldLocalQueues, nil }
+	old.Served = func(_ context.Context, gvr schema.GroupVersionResource) (bool, error) {
+		return gvr == kueue.OldLocalQueues, nil
+	}
 	req = &Request{Kind: tfjob.New(), Values: map[string]any{}}
 	if err := old.place(ctx, req, placement("research", "")); err != nil || len(req.JobLabels) != 0 || !strings.Contains(notes.String(), "serves only its v1beta1 API") {
 		t.Errorf("Kueue v1beta1 only: %v, labels %v, notes %q", err, req.JobLabels, notes.String())
