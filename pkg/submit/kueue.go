@@ -3,12 +3,6 @@ package submit
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/easyai-dev/easyai/pkg/config"
 	"github.com/easyai-dev/easyai/pkg/exit"
@@ -109,45 +103,13 @@ func (s *Submission) checkKueue(ctx context.Context, req *Request, run map[strin
 	if s.DryRun == DryRunClient || s.Dynamic == nil {
 		return nil
 	}
-	if err := s.checkKueueObject(ctx, kueue.LocalQueues, s.Namespace, queue, "--queue", "LocalQueue"); err != nil {
+	if err := s.checkObject(ctx, kueue.LocalQueues, s.Namespace, queue, "LocalQueue", "--queue"); err != nil {
 		return err
 	}
 	if priority == "" {
 		return nil
 	}
-	return s.checkKueueObject(ctx, kueue.WorkloadPriorityClasses, "", priority, "--priority", "WorkloadPriorityClass")
-}
-
-// checkKueueObject checks that the object name of gvr exists (in namespace,
-// "" for a cluster-wide one): one that does not is a usage error listing
-// those there are.
-func (s *Submission) checkKueueObject(ctx context.Context, gvr schema.GroupVersionResource, namespace, name, flag, what string) error {
-	where := "the cluster"
-	if namespace != "" {
-		where = "namespace " + namespace
-	}
-	_, err := s.get(ctx, gvr, namespace, name)
-	switch {
-	case err == nil:
-		return nil
-	case apierrors.IsForbidden(err):
-		s.notef("%s %s %s not checked: you may not read the %ss of %s\n", flag, what, name, what, where)
-		return nil
-	case !apierrors.IsNotFound(err):
-		return fmt.Errorf("checking %s %s: %w", what, name, err)
-	}
-	valid := "none"
-	if client, cerr := s.Dynamic(); cerr == nil {
-		if l, lerr := client.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{}); lerr == nil && len(l.Items) > 0 {
-			var names []string
-			for _, it := range l.Items {
-				names = append(names, it.GetName())
-			}
-			sort.Strings(names)
-			valid = strings.Join(names, ", ")
-		}
-	}
-	return exit.UsageErrorf("%s %s: %s has no %s %q (it has: %s)", flag, name, where, what, name, valid)
+	return s.checkObject(ctx, kueue.WorkloadPriorityClasses, "", priority, "WorkloadPriorityClass", "--priority")
 }
 
 // notef says something on Notes, when there is one.

@@ -44,37 +44,42 @@ func (s *Submission) checkPlacement(ctx context.Context, resolved map[string]any
 		if c.name == "" {
 			continue
 		}
-		if err := s.checkClusterObject(ctx, c.gvr, c.name, c.what, c.flag); err != nil {
+		if err := s.checkObject(ctx, c.gvr, "", c.name, c.what, c.flag); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Submission) checkClusterObject(ctx context.Context, gvr schema.GroupVersionResource, name, what, flag string) error {
+// checkObject checks, before the job is created, that the object name of
+// gvr exists: in namespace, or cluster-wide for "". One that does not is a
+// usage error listing those there are; a user who may not read them gets
+// one line saying it was not checked; a resource the cluster does not
+// serve, one warning.
+func (s *Submission) checkObject(ctx context.Context, gvr schema.GroupVersionResource, namespace, name, what, flag string) error {
 	if s.Served != nil {
 		if ok, err := s.Served(ctx, gvr); err == nil && !ok {
-			if s.Notes != nil {
-				fmt.Fprintf(s.Notes, "Warning: %s %s: this cluster serves no %ss (%s); not checked\n", flag, name, what, gvr.GroupResource())
-			}
+			s.notef("Warning: %s %s: this cluster serves no %ss (%s); not checked\n", flag, name, what, gvr.GroupResource())
 			return nil
 		}
 	}
-	_, err := s.get(ctx, gvr, "", name)
+	where, whose := "the cluster", "which are cluster-wide"
+	if namespace != "" {
+		where, whose = "namespace "+namespace, "in namespace "+namespace
+	}
+	_, err := s.get(ctx, gvr, namespace, name)
 	switch {
 	case err == nil:
 		return nil
 	case apierrors.IsForbidden(err):
-		if s.Notes != nil {
-			fmt.Fprintf(s.Notes, "%s %s not checked (you may not read %s, which are cluster-wide)\n", what, name, gvr.GroupResource())
-		}
+		s.notef("%s %s not checked (you may not read %s, %s)\n", what, name, gvr.GroupResource(), whose)
 		return nil
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("checking %s %s: %w", what, name, err)
 	}
 	valid := "none"
 	if client, cerr := s.Dynamic(); cerr == nil {
-		if l, lerr := client.Resource(gvr).List(ctx, metav1.ListOptions{}); lerr == nil {
+		if l, lerr := client.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{}); lerr == nil {
 			var names []string
 			for _, it := range l.Items {
 				names = append(names, it.GetName())
@@ -85,7 +90,7 @@ func (s *Submission) checkClusterObject(ctx context.Context, gvr schema.GroupVer
 			}
 		}
 	}
-	return exit.UsageErrorf("%s %s: the cluster has no %s %q (it has: %s)", flag, name, what, name, valid)
+	return exit.UsageErrorf("%s %s: %s has no %s %q (it has: %s)", flag, name, where, what, name, valid)
 }
 
 // CheckPlacementOf checks the Volcano queue and the PriorityClass that
