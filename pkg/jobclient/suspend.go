@@ -53,14 +53,15 @@ func (c *Client) FindSuspendable(ctx context.Context, namespace string, ref kind
 // was deactivated, and Queued (not suspended by its user) while Kueue holds
 // it back for quota.
 func (c *Client) kueueSuspendable(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, sum jobmodel.Summary) (*Suspendable, error) {
-	active, found, err := kueue.ActiveOf(ctx, c.Dynamic, obj)
-	switch {
-	case err != nil:
+	uid := string(obj.GetUID())
+	workloads, err := (&kueue.Client{Dynamic: c.Dynamic}).Workloads(ctx, obj.GetNamespace(), kueue.JobUIDLabel+"="+uid)
+	if err != nil {
 		return nil, fmt.Errorf("reading the Kueue Workload of %s/%s: %w", k.Name(), obj.GetName(), err)
-	case found && !active && !sum.Status.State.Final():
-		sum.Status.State = jobmodel.Suspended
-	case sum.Status.State == jobmodel.Suspended:
-		sum.Status.State = jobmodel.Queued
+	}
+	if a, ok := kueue.Admissions(workloads, nil)[uid]; ok {
+		sum.Status = kueue.StatusOf(a, sum.Status)
+	} else if sum.Status.State == jobmodel.Suspended {
+		sum.Status.State = jobmodel.Queued // (its Workload not made yet)
 	}
 	return &Suspendable{Kind: k, Suspender: kueue.Activation{}, Object: obj, Summary: sum}, nil
 }

@@ -19,17 +19,6 @@ import (
 // Workload again: the job goes back in line, and runs once admitted.
 type Activation struct{}
 
-// ActiveOf tells whether the job's Workload is active: false when it was
-// deactivated (suspended by its user); found false when Kueue has made no
-// Workload for it (yet).
-func ActiveOf(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) (active, found bool, err error) {
-	wls, err := (&Client{Dynamic: dyn}).Workloads(ctx, obj.GetNamespace(), JobUIDLabel+"="+string(obj.GetUID()))
-	if err != nil || len(wls) == 0 {
-		return false, false, err
-	}
-	return wls[0].Active, true, nil
-}
-
 // Suspend deactivates the job's Workload.
 func (Activation) Suspend(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
 	return setActive(ctx, dyn, obj, false)

@@ -132,12 +132,14 @@ func (w *Workload) state() string {
 	switch {
 	case w.is("Finished"):
 		return jobmodel.AdmissionFinished
+	case !w.Active:
+		// (Deactivated from the moment it is asked, as the job's own
+		// suspend is; Kueue then evicts it.)
+		return jobmodel.AdmissionDeactivated
 	case w.is("Admitted"):
 		return jobmodel.AdmissionAdmitted
 	case w.is("QuotaReserved"):
 		return jobmodel.AdmissionReserved
-	case !w.Active:
-		return jobmodel.AdmissionDeactivated
 	case w.is("Evicted"):
 		return jobmodel.AdmissionEvicted
 	}
@@ -270,4 +272,21 @@ func requests(r corev1.ResourceRequirements) corev1.ResourceList {
 		out[name] = q
 	}
 	return out
+}
+
+// StatusOf is the status of a job Kueue manages, its operator's status
+// being st: Suspended when its user deactivated its Workload (easyai
+// suspend), Queued while Kueue holds it back (though its operator says
+// Suspended: Kueue suspends every job it has not admitted), st otherwise.
+func StatusOf(a jobmodel.Admission, st jobmodel.Status) jobmodel.Status {
+	if st.State.Final() {
+		return st
+	}
+	switch a.State {
+	case jobmodel.AdmissionDeactivated:
+		return jobmodel.Status{State: jobmodel.Suspended, Reason: "Kueue", Message: "its Workload is deactivated: out of its queue until resumed"}
+	case jobmodel.AdmissionQueued, jobmodel.AdmissionEvicted, jobmodel.AdmissionReserved:
+		return jobmodel.Status{State: jobmodel.Queued, Reason: "Kueue", Message: a.String()}
+	}
+	return st
 }

@@ -58,19 +58,10 @@ func (p *Platform) admit(ctx context.Context, dyn dynamic.Interface, summaries [
 }
 
 // applyAdmission sets the admission of a job and, while Kueue holds it
-// back, its state.
+// back (or its user deactivated it), its state.
 func applyAdmission(s *jobmodel.Summary, a jobmodel.Admission) {
 	s.Admission = &a
-	if s.Status.State.Final() {
-		return
-	}
-	switch a.State {
-	case jobmodel.AdmissionDeactivated:
-		// Its user suspended it (easyai suspend deactivates the Workload).
-		s.Status = jobmodel.Status{State: jobmodel.Suspended, Reason: "Kueue", Message: "its Workload is deactivated: out of its queue until resumed"}
-	case jobmodel.AdmissionQueued, jobmodel.AdmissionEvicted, jobmodel.AdmissionReserved:
-		s.Status = jobmodel.Status{State: jobmodel.Queued, Reason: "Kueue", Message: a.String()}
-	}
+	s.Status = kueue.StatusOf(a, s.Status)
 }
 
 // withKueueHeld are the states list asks the cluster for: a job Kueue
