@@ -29,9 +29,14 @@ func kueueResource(resource string) schema.GroupVersionResource {
 // e2e-gpu) that admits from ns only, and the LocalQueue lq in ns; the
 // ClusterQueue and the WorkloadPriorityClass urgent are deleted at the end.
 func kueueQueues(t *testing.T, c *cluster.Cluster, ns string, gpus int) string {
+	return kueueQueuesNamed(t, c, ns, "lq", "cq-"+ns, gpus)
+}
+
+// kueueQueuesNamed is kueueQueues with the LocalQueue lq on the
+// ClusterQueue cq.
+func kueueQueuesNamed(t *testing.T, c *cluster.Cluster, ns, lq, cq string, gpus int) string {
 	t.Helper()
 	ctx := cluster.Context(t, time.Minute)
-	cq := "cq-" + ns
 	apply := func(gvr schema.GroupVersionResource, namespace, doc string) {
 		t.Helper()
 		u := &unstructured.Unstructured{}
@@ -64,7 +69,7 @@ spec:
 	t.Cleanup(func() {
 		_ = c.Dynamic.Resource(kueueResource("clusterqueues")).Delete(context.Background(), cq, metav1.DeleteOptions{})
 	})
-	apply(kueueResource("localqueues"), ns, `{apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: lq}, spec: {clusterQueue: `+cq+`}}`)
+	apply(kueueResource("localqueues"), ns, `{apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: `+lq+`}, spec: {clusterQueue: `+cq+`}}`)
 	return cq
 }
 
@@ -104,7 +109,7 @@ func TestKueueQueuesAdmitsAndPreempts(t *testing.T) {
 			}
 			admitted, queued := kueueAdmission(t, run, ns, who == "admin")
 			kueuePreemption(t, run, admitted, queued)
-			kueueKinds(t, run)
+			kueueKinds(t, c, ns, run)
 		})
 	}
 }
@@ -241,7 +246,7 @@ func kueuePreemption(t *testing.T, run func(...string) easyai.Result, jobs ...st
 	run(append(append([]string{"delete"}, jobs...), "tf/urgent", "--yes")...).MustSucceed(t)
 }
 
-func kueueKinds(t *testing.T, run func(...string) easyai.Result) {
+func kueueKinds(t *testing.T, c *cluster.Cluster, ns string, run func(...string) easyai.Result) {
 	if r := run("submit", "tf", "--name", "nolq", "--image", "example.com/train:1", "--queue", "nope", "--", "python", "t.py"); r.Code != 2 ||
 		!strings.Contains(r.Stderr, `--queue nope: namespace`) || !strings.Contains(r.Stderr, `has no LocalQueue "nope" (it has: lq)`) {
 		t.Errorf("--queue naming no LocalQueue: exit %d, stderr %q", r.Code, r.Stderr)
@@ -250,8 +255,12 @@ func kueueKinds(t *testing.T, run func(...string) easyai.Result) {
 		!strings.Contains(r.Stderr, "Kueue admits no volcano job") {
 		t.Errorf("a Volcano Job for a LocalQueue: exit %d, stderr %q", r.Code, r.Stderr)
 	}
-	run("submit", "pytorch", "--name", "pt", "--backend", "training-operator", "--workers", "1", "--gpus", "2", "--image", "example.com/train:1", "--queue", "lq", "--", "python", "t.py").MustSucceed(t)
-	run("submit", "trainjob", "--name", "tj", "--runtime", "torch-distributed", "--workers", "2", "--gpus", "2", "--image", "example.com/train:1", "--queue", "lq", "--", "python", "t.py").MustSucceed(t)
+	// A ClusterQueue of its own: one whose quota was just freed may leave
+	// a new Workload parked as inadmissible until it changes again
+	// (Kueue's, see docs/capacity.md).
+	kueueQueuesNamed(t, c, ns, "lq2", "cq2-"+ns, 8)
+	run("submit", "pytorch", "--name", "pt", "--backend", "training-operator", "--workers", "1", "--gpus", "2", "--image", "example.com/train:1", "--queue", "lq2", "--", "python", "t.py").MustSucceed(t)
+	run("submit", "trainjob", "--name", "tj", "--runtime", "torch-distributed", "--workers", "2", "--gpus", "2", "--image", "example.com/train:1", "--queue", "lq2", "--", "python", "t.py").MustSucceed(t)
 	cluster.Eventually(t, time.Minute, "the PyTorchJob and the TrainJob admitted", func(context.Context) (bool, error) {
 		return admission(t, run, "pytorch/pt") == "Admitted" && admission(t, run, "trainjob/tj") == "Admitted", nil
 	})
