@@ -144,7 +144,8 @@ has_kueue() { [[ ",$1," == *",kueue,"* ]] && echo 1 || echo 0; }
 prebuild_pid=
 prebuild_log=$EASYAI_CACHE_DIR/cluster-build.log
 prebuild() {
-  cluster_running && return 0
+  cluster_running && [ -z "$(missing_parts)" ] && return 0
+  stop_demo_build
   echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/})" >&2
   # (A session of its own, so that stopping it stops its go builds too.)
   # (KServe too, for the components phase's serving test.)
@@ -165,9 +166,31 @@ stop_prebuild() {
   wait "$prebuild_pid" 2>/dev/null || true
 }
 
+# stop_demo_build: ends the background build make demo started, if it still
+# runs: this one builds the same and more, at normal priority. (Either
+# would wait for the other's component builds, which hold locks.)
+stop_demo_build() {
+  local pid_file=$EASYAI_CACHE_DIR/cluster-build.pid pid
+  [ -f "$pid_file" ] || return 0
+  pid=$(cat "$pid_file")
+  if pid_alive "$pid" && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'cluster/build\.sh'; then
+    echo "=== stopping make demo's background build of the cluster" >&2
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do pid_alive "$pid" || break; sleep 0.2; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  rm -f "$pid_file"
+}
+
 run_e2e() {
-  local started=0
+  local started=0 missing
   if [ -n "$prebuild_pid" ]; then phase cluster-build wait_prebuild || return $?; fi
+  # A cluster without some of the parts the suites need (make demo's, with
+  # no Volcano, Trainer or real node) is replaced by the whole one.
+  if cluster_running && missing=$(missing_parts) && [ -n "$missing" ]; then
+    echo "=== the running cluster has no ${missing// /, } (make demo's): stopping it to start the whole cluster" >&2
+    phase cluster-down "$CLUSTER_HACK_DIR/down.sh" || return $?
+  fi
   if ! cluster_running; then
     phase cluster-up "$CLUSTER_HACK_DIR/up.sh"
     started=1

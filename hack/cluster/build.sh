@@ -2,10 +2,25 @@
 # Builds the local cluster's binaries from Go modules into the cache, once per
 # version: etcd, kube-apiserver/-controller-manager/-scheduler and kubectl,
 # kwok, the training-operator, Kubeflow Trainer v2 with JobSet, KServe and
-# Kueue (those of EASYAI_CLUSTER_COMPONENTS), Volcano and the CRD of Volcano 1.13's CronJob; for the real node (unless
+# Kueue (those of EASYAI_CLUSTER_COMPONENTS), Volcano and the CRD of Volcano
+# 1.13's CronJob (unless EASYAI_CLUSTER_VOLCANO=0); for the real node (unless
 # EASYAI_REAL_NODE=0) the kubelet, CoreDNS, the node tools and the images
-# (images.sh). A warm cache makes this a no-op.
+# (images.sh, started as soon as kubectl and the node tools are built, beside
+# the remaining builds). A warm cache makes this a no-op.
+#   build.sh [--missing]
+# --missing builds nothing: it prints the components still to build, one a
+# line (nothing when all are there).
+# Two builds at once (make demo's in the background, make test's) share the
+# work: each component's build holds a lock, and the other waits for it and
+# then finds it built.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+check_only=0
+case "${1:-}" in
+  "") ;;
+  --missing) check_only=1 ;;
+  *) die "usage: build.sh [--missing]" ;;
+esac
 
 # command_name NAME PKG: the file name go build gives PKG's command: the last
 # path element, or the one before a major-version suffix; "." is the wrapper's own.
@@ -47,8 +62,34 @@ clock() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 # build NAME BINDIR LDFLAGS PKG...: go build the packages' commands into BINDIR
 # unless every one is already there (or in the cache of an older layout, which
 # is then taken over). While it builds, a progress line every 30 s says how
-# long it has taken and about how long is left.
+# long it has taken and about how long is left. It holds NAME's lock
+# meanwhile; a build of NAME by another build.sh waits for it. (With
+# --missing: prints NAME unless built.)
 build() {
+  local name=$1 dir=$2
+  if [ $check_only = 1 ]; then
+    local pkg legacy=$REPO_ROOT/.cache/bin/$(basename "$dir")
+    shift 3
+    for pkg in "$@"; do
+      [ -x "$dir/$(command_name "$name" "$pkg")" ] || [ -x "$legacy/$(command_name "$name" "$pkg")" ] || { echo "$name"; return; }
+    done
+    return
+  fi
+  mkdir -p "$BIN_CACHE"
+  if ! command -v flock >/dev/null; then build_unlocked "$@"; return; fi
+  local lock status=0
+  exec {lock}>>"$BIN_CACHE/.lock-$name"
+  if ! flock -n "$lock"; then
+    log "$name: another build of it runs; waiting for it"
+    flock "$lock"
+  fi
+  # (What a build stopped midway left.)
+  rm -rf "$dir".tmp.*
+  build_unlocked "$@" || status=$?
+  exec {lock}>&-
+  return $status
+}
+build_unlocked() {
   local name=$1 dir=$2 ldflags=$3; shift 3
   local pkg missing=0
   for pkg in "$@"; do [ -x "$dir/$(command_name "$name" "$pkg")" ] || missing=1; done
@@ -113,6 +154,7 @@ done
 # overrides (1: one after the other, as on 2 cores).
 cores=$(nproc 2>/dev/null || echo 2)
 build_jobs=${EASYAI_BUILD_JOBS:-$((cores > 2 ? (cores / 2 < 3 ? cores / 2 : 3) : 1))}
+[ $check_only = 0 ] || build_jobs=1
 declare -a build_pids=()
 # spawn COMMAND...: runs it now (one job), or in the background once fewer
 # than build_jobs builds run.
@@ -175,7 +217,7 @@ patch_kueue() {
 build_patched() {
   local name=$1 module=$2 pkg=$3 dir src
   dir=$("${name//-/_}_bin_dir")
-  if [ -x "$dir/$(command_name "$name" "$pkg")" ]; then
+  if [ $check_only = 1 ] || [ -x "$dir/$(command_name "$name" "$pkg")" ]; then
     build "$name" "$dir" "-s -w" "$pkg"
     return
   fi
@@ -191,8 +233,9 @@ build_patched() {
 build_volcanocron() {
   local dir crd tmp
   dir=$(volcanocron_bin_dir)
-  build volcanocron "$dir" "-s -w" sigs.k8s.io/controller-tools/cmd/controller-gen
   crd=$dir/batch.volcano.sh_cronjobs.yaml
+  if [ $check_only = 1 ]; then [ -f "$crd" ] || echo volcanocron; return; fi
+  build volcanocron "$dir" "-s -w" sigs.k8s.io/controller-tools/cmd/controller-gen
   [ -f "$crd" ] && return
   tmp=$(mktemp -d)
   (cd "$TOOLS_DIR/volcanocron" && "$dir/controller-gen" crd:generateEmbeddedObjectMeta=true paths=volcano.sh/apis/pkg/apis/batch/v1alpha1 output:crd:dir="$tmp") ||
@@ -202,9 +245,34 @@ build_volcanocron() {
   log "volcanocron: generated Volcano's CronJob CRD"
 }
 
-[ "$build_jobs" -le 1 ] || log "building up to $build_jobs components at once ($cores cores)"
+# start_images: images.sh in the background, once kubectl and the node tools
+# (its inputs among the builds) are there, beside the remaining builds.
+# (build moves a component's directory into place whole once built.)
+images_pid=
+start_images() {
+  if [ $check_only = 1 ]; then [ -f "$(images_archive)" ] || echo images; return; fi
+  local kubectl imagepack
+  kubectl=$(kube_bin_dir)/kubectl imagepack=$(nodetools_bin_dir)/imagepack
+  (
+    until [ -x "$kubectl" ] && [ -x "$imagepack" ]; do
+      kill -0 $$ 2>/dev/null || exit 1
+      sleep 1
+    done
+    exec "$CLUSTER_HACK_DIR/images.sh"
+  ) &
+  images_pid=$!
+}
+
+# The default cluster's parts first (make demo's first: etcd, kube, kwok,
+# the training-operator), the others' after; the real node's images as soon
+# as their inputs are built.
+[ "$build_jobs" -le 1 ] || [ $check_only = 1 ] || log "building up to $build_jobs components at once ($cores cores)"
 spawn build etcd "$(etcd_bin_dir)" "-s -w" go.etcd.io/etcd/server/v3
 spawn build_kube
+if real_node; then
+  spawn build nodetools "$(nodetools_bin_dir)" "-s -w" ./pause ./nslookup ./imagepack ./apiproxy
+  start_images
+fi
 spawn build_patched kwok sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok
 if has_component training-operator; then
   spawn build training-operator "$(training_operator_bin_dir)" "-s -w" .
@@ -212,23 +280,30 @@ fi
 if has_component trainer; then
   spawn build trainer "$(trainer_bin_dir)" "-s -w" sigs.k8s.io/jobset github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager
 fi
+if volcano_on; then
+  spawn build volcano "$(volcano_bin_dir)" "-s -w" \
+    volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager
+  spawn build_volcanocron
+fi
+# The real node's kubelet (after the control plane, whose build cache it
+# shares) and a minimal CoreDNS.
+if real_node; then
+  spawn build coredns "$(coredns_bin_dir)" "-s -w" .
+  spawn build kubelet "$(kubelet_bin_dir)" "$kube_ldflags" k8s.io/kubernetes/cmd/kubelet
+fi
 if has_component kserve; then
   spawn build kserve "$(kserve_bin_dir)" "-s -w" github.com/kserve/kserve/cmd/manager
 fi
 if has_component kueue; then
   spawn build_patched kueue sigs.k8s.io/kueue sigs.k8s.io/kueue/cmd/kueue
 fi
-spawn build volcano "$(volcano_bin_dir)" "-s -w" \
-  volcano.sh/volcano/cmd/scheduler volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/webhook-manager
-spawn build_volcanocron
-# The real node: its kubelet (after the control plane, whose build cache it
-# shares), a minimal CoreDNS, the small node tools, then its images.
-if real_node; then
-  spawn build nodetools "$(nodetools_bin_dir)" "-s -w" ./pause ./nslookup ./imagepack ./apiproxy
-  spawn build coredns "$(coredns_bin_dir)" "-s -w" .
-  spawn build kubelet "$(kubelet_bin_dir)" "$kube_ldflags" k8s.io/kubernetes/cmd/kubelet
-fi
 failed=0
 for p in "${build_pids[@]}"; do wait "$p" || failed=1; done
+if [ -n "$images_pid" ]; then
+  # (Still waiting for an input that did not build: it ends here.)
+  if [ $failed = 1 ] && ! { [ -x "$(kube_bin_dir)/kubectl" ] && [ -x "$(nodetools_bin_dir)/imagepack" ]; }; then
+    kill "$images_pid" 2>/dev/null || true
+  fi
+  wait "$images_pid" || failed=1
+fi
 [ $failed = 0 ] || die "a component did not build (see above)"
-if real_node; then "$CLUSTER_HACK_DIR/images.sh"; fi

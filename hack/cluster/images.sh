@@ -26,6 +26,13 @@ command -v debootstrap >/dev/null || die "debootstrap is needed: apt-get install
 nodetools=$(nodetools_bin_dir)
 [ -x "$nodetools/imagepack" ] || die "the node tools are not built (hack/cluster/build.sh builds them)"
 archive=$(images_archive)
+# One build at a time (make demo's in the background, make test's): the
+# second waits, then finds the archive.
+mkdir -p "$IMAGE_CACHE"
+if command -v flock >/dev/null; then
+  exec {lock}>>"$IMAGE_CACHE/.lock"
+  flock -n "$lock" || { log "images: another build of them runs; waiting for it"; flock "$lock"; }
+fi
 if [ -f "$archive" ]; then
   log "images: cached in $archive"
   touch "$archive"
@@ -34,7 +41,6 @@ fi
 
 rootfs=$(rootfs_tar)
 start=$SECONDS
-mkdir -p "$IMAGE_CACHE"
 work=$(mktemp -d "$IMAGE_CACHE/.build-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

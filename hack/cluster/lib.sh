@@ -74,13 +74,19 @@ EASYAI_CLUSTER_OPERATORS=${EASYAI_CLUSTER_OPERATORS:-all}
 # EASYAI_CLUSTER_COMPONENTS: which Kubeflow training operators run, comma
 # separated: training-operator (the v1 kinds: TFJob, PyTorchJob, ...) and
 # trainer (Kubeflow Trainer v2's TrainJob, with the JobSet controller).
-# Volcano always runs. The default runs both, side by side (their API
-# groups differ). kserve (not in the default) adds the KServe controller
+# Volcano runs too (EASYAI_CLUSTER_VOLCANO below). The default runs both,
+# side by side (their API groups differ). kserve (not in the default) adds the KServe controller
 # manager in RawDeployment mode, with its CRDs and webhooks; kueue (not in
 # the default) adds Kueue's controller manager, with its CRDs and webhooks
 # (docs/development.md says why neither is on by default).
 EASYAI_CLUSTER_COMPONENTS=${EASYAI_CLUSTER_COMPONENTS:-training-operator,trainer}
 has_component() { [[ ",$EASYAI_CLUSTER_COMPONENTS," == *",$1,"* ]]; }
+
+# EASYAI_CLUSTER_VOLCANO=0 leaves Volcano out: not built, no CRDs, webhooks
+# or processes; the training-operator then schedules without gangs (make
+# demo's first cluster, which starts before Volcano is built).
+EASYAI_CLUSTER_VOLCANO=${EASYAI_CLUSTER_VOLCANO:-1}
+volcano_on() { [ "$EASYAI_CLUSTER_VOLCANO" != 0 ]; }
 
 FAKE_NODES=${EASYAI_FAKE_NODES:-4}
 FAKE_NODE_GPUS=${EASYAI_FAKE_NODE_GPUS:-8}
@@ -210,6 +216,29 @@ cluster_running() {
     any=0
   done
   return $any
+}
+
+# cluster_parts: what a cluster started in this environment runs, besides
+# the control plane and kwok, one word each; up.sh records it in PARTS_FILE.
+PARTS_FILE=$EASYAI_CLUSTER_DIR/parts
+cluster_parts() {
+  local parts=() c
+  if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
+    if volcano_on; then parts+=(volcano); fi
+    for c in ${EASYAI_CLUSTER_COMPONENTS//,/ }; do parts+=("$c"); done
+  fi
+  if real_node; then parts+=(real-node); fi
+  echo "${parts[*]}"
+}
+# missing_parts: the parts this environment asks for that the cluster of
+# EASYAI_CLUSTER_DIR lacks (none for a cluster that recorded none, started
+# before up.sh recorded them).
+missing_parts() {
+  [ -f "$PARTS_FILE" ] || return 0
+  local have p missing=()
+  have=" $(cat "$PARTS_FILE") "
+  for p in $(cluster_parts); do [[ "$have" == *" $p "* ]] || missing+=("$p"); done
+  echo "${missing[*]}"
 }
 
 # start NAME BINARY ARGS...: runs BINARY in a session of its own (so that

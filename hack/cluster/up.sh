@@ -3,11 +3,15 @@
 # scheduler, kwok with fake GPU nodes, Volcano, the training-operator,
 # Kubeflow Trainer v2 with JobSet and KServe (EASYAI_CLUSTER_COMPONENTS), and a real
 # node that runs containers (realnode.sh; EASYAI_REAL_NODE=0 leaves it out),
-# all as processes whose PIDs are recorded for down.sh. Builds whatever
-# binary the cache lacks first. Does nothing when the cluster already runs.
+# all as processes whose PIDs are recorded for down.sh, and what runs
+# (cluster_parts) in $EASYAI_CLUSTER_DIR/parts. Builds whatever binary the
+# cache lacks first. Does nothing when the cluster already runs, and refuses
+# when it runs without a part asked for (make demo's, without Volcano).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if cluster_running; then
+  missing=$(missing_parts)
+  [ -z "$missing" ] || die "the running cluster has no ${missing// /, } (make demo starts it without what it does not need): make cluster-down first"
   log "already running; KUBECONFIG=$KUBECONFIG_FILE"
   exit 0
 fi
@@ -25,14 +29,14 @@ start_all=$SECONDS
 KUBE_BIN=$(kube_bin_dir)
 ETCD_BIN=$(etcd_bin_dir)
 KWOK_BIN=$(kwok_bin_dir)
-VOLCANO_BIN=$(volcano_bin_dir)
+if volcano_on; then VOLCANO_BIN=$(volcano_bin_dir); fi
 TRAINING_OPERATOR_BIN=$(training_operator_bin_dir)
 if has_component trainer; then TRAINER_BIN=$(trainer_bin_dir); fi
 if has_component kserve; then KSERVE_BIN=$(kserve_bin_dir); fi
 if has_component kueue; then KUEUE_BIN=$(kueue_bin_dir); fi
 KWOK_SRC=$(module_dir "$TOOLS_DIR/kwok" sigs.k8s.io/kwok)
 TRAINING_OPERATOR_SRC=$(module_dir "$TOOLS_DIR/training-operator" github.com/kubeflow/training-operator)
-VOLCANO_SRC=$(module_dir "$TOOLS_DIR/volcano" volcano.sh/volcano)
+if volcano_on; then VOLCANO_SRC=$(module_dir "$TOOLS_DIR/volcano" volcano.sh/volcano); fi
 if has_component trainer; then
   TRAINER_SRC=$(module_dir "$TOOLS_DIR/trainer" github.com/kubeflow/trainer/v2)
   JOBSET_SRC=$(module_dir "$TOOLS_DIR/trainer" sigs.k8s.io/jobset)
@@ -42,6 +46,7 @@ if has_component kueue; then KUEUE_SRC=$(module_dir "$TOOLS_DIR/kueue" sigs.k8s.
 
 rm -rf "$EASYAI_CLUSTER_DIR"
 mkdir -p "$LOG_DIR" "$PID_DIR" "$KWOK_FILES_DIR"
+cluster_parts >"$PARTS_FILE"
 "$CLUSTER_HACK_DIR/pki.sh"
 
 # A failed start leaves nothing running behind it.
@@ -101,13 +106,15 @@ wait_for kube-apiserver 60 https_ok "https://$HOST:$APISERVER_PORT/readyz"
 
 if real_node; then "$CLUSTER_HACK_DIR/realnode.sh" up; fi
 
-log "installing CRDs (kwok, Volcano, $EASYAI_CLUSTER_COMPONENTS) and webhook configurations"
+log "installing CRDs (kwok, $(volcano_on && echo "Volcano, ")$EASYAI_CLUSTER_COMPONENTS) and webhook configurations"
 # (Server-side: the CRDs are too large for the last-applied annotation.)
 apply_files() { local args=() f; for f in "$@"; do args+=(-f "$f"); done; kubectl apply --server-side "${args[@]}" >/dev/null; }
-crds=("$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml
-  "$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml
-  # Volcano 1.13's CronJob API, with no controller behind it (build.sh).
-  "$(volcanocron_bin_dir)"/batch.volcano.sh_cronjobs.yaml)
+crds=("$KWOK_SRC"/kustomize/crd/bases/kwok.x-k8s.io_*.yaml)
+if volcano_on; then
+  crds+=("$VOLCANO_SRC"/config/crd/volcano/bases/*.volcano.sh_*.yaml "$VOLCANO_SRC"/config/crd/jobflow/bases/flow.volcano.sh_*.yaml
+    # Volcano 1.13's CronJob API, with no controller behind it (build.sh).
+    "$(volcanocron_bin_dir)"/batch.volcano.sh_cronjobs.yaml)
+fi
 if has_component training-operator; then crds+=("$TRAINING_OPERATOR_SRC"/manifests/base/crds/kubeflow.org_*.yaml); fi
 if has_component trainer; then
   crds+=("$TRAINER_SRC"/manifests/base/crds/trainer.kubeflow.org_*.yaml "$JOBSET_SRC"/config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml)
@@ -134,7 +141,7 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   if has_component kserve; then
     envsubst <"$MANIFESTS_DIR/kserve-webhooks.yaml" | kubectl apply -f - >/dev/null
   fi
-  envsubst <"$MANIFESTS_DIR/volcano-webhooks.yaml" | kubectl apply -f - >/dev/null
+  if volcano_on; then envsubst <"$MANIFESTS_DIR/volcano-webhooks.yaml" | kubectl apply -f - >/dev/null; fi
 fi
 kubectl wait --for condition=Established --timeout 60s crd --all >/dev/null
 
@@ -164,7 +171,7 @@ for i in $(seq 0 $((FAKE_NODES - 1))); do
   echo "---"
 done | kubectl apply -f - >/dev/null
 
-if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
+if [ "$EASYAI_CLUSTER_OPERATORS" != none ] && volcano_on; then
   log "starting Volcano scheduler and controller-manager"
   start vc-scheduler "$VOLCANO_BIN/scheduler" \
     --kubeconfig "$KUBECONFIG_FILE" --scheduler-conf "$MANIFESTS_DIR/volcano-scheduler.conf" \
@@ -179,14 +186,19 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
     --tls-cert-file "$PKI_DIR/webhook.crt" --tls-private-key-file "$PKI_DIR/webhook.key" --ca-cert-file "$PKI_DIR/ca.crt" \
     --webhook-url "https://$HOST:$VOLCANO_WEBHOOK_PORT" --enabled-admission /jobs/mutate,/jobs/validate \
     --enable-healthz --healthz-address "$HOST:$VOLCANO_WEBHOOK_HEALTH_PORT" --logtostderr -v 2
-
+fi
+if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
   if has_component training-operator; then
-    log "starting the training-operator (gang scheduling through Volcano)"
+    # (Without Volcano, no gangs: with a gang scheduler named, the operator
+    # makes a PodGroup of every job and gives its pods that scheduler.)
+    gang=()
+    if volcano_on; then gang=(--gang-scheduler-name volcano); fi
+    log "starting the training-operator ($(volcano_on && echo "gang scheduling through Volcano" || echo "no gang scheduling: no Volcano"))"
     start training-operator "$TRAINING_OPERATOR_BIN/training-operator" \
       --kubeconfig "$KUBECONFIG_FILE" \
       --health-probe-bind-address "$HOST:$TRAINING_OPERATOR_PROBE_PORT" \
       --webhook-port "$TRAINING_OPERATOR_WEBHOOK_PORT" --webhook-cert-dir "$PKI_DIR/webhook-certs" \
-      --gang-scheduler-name volcano
+      "${gang[@]}"
   fi
   if has_component trainer; then
     log "starting the JobSet controller and Kubeflow Trainer v2"
@@ -232,9 +244,11 @@ log "waiting for the components to be ready"
 wait_for kube-controller-manager 60 insecure_ok "https://$HOST:$KCM_PORT/healthz"
 wait_for kube-scheduler 60 insecure_ok "https://$HOST:$SCHEDULER_PORT/healthz"
 if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
-  wait_for vc-scheduler 60 http_ok "http://$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT/healthz"
-  wait_for vc-controller-manager 60 http_ok "http://$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT/healthz"
-  wait_for vc-webhook-manager 60 answers "https://$HOST:$VOLCANO_WEBHOOK_PORT/jobs/validate"
+  if volcano_on; then
+    wait_for vc-scheduler 60 http_ok "http://$HOST:$VOLCANO_SCHEDULER_HEALTH_PORT/healthz"
+    wait_for vc-controller-manager 60 http_ok "http://$HOST:$VOLCANO_CONTROLLER_HEALTH_PORT/healthz"
+    wait_for vc-webhook-manager 60 answers "https://$HOST:$VOLCANO_WEBHOOK_PORT/jobs/validate"
+  fi
   if has_component training-operator; then
     wait_for training-operator 60 http_ok "http://$HOST:$TRAINING_OPERATOR_PROBE_PORT/readyz"
   fi
@@ -255,7 +269,7 @@ if [ "$EASYAI_CLUSTER_OPERATORS" != none ]; then
     wait_for kserve 60 http_ok "http://$HOST:$KSERVE_PROBE_PORT/readyz"
     wait_for "kserve webhook" 60 answers "https://$HOST:$KSERVE_WEBHOOK_PORT/"
   fi
-  wait_for "volcano default queue" 60 kubectl get queue default
+  if volcano_on; then wait_for "volcano default queue" 60 kubectl get queue default; fi
 fi
 kubectl wait --for condition=Ready --timeout 60s $(for i in $(seq 0 $((FAKE_NODES - 1))); do echo node/kwok-node-$i; done) >/dev/null
 if real_node; then "$CLUSTER_HACK_DIR/realnode.sh" wait; fi
