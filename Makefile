@@ -92,6 +92,10 @@ bench-get: ## Count and time `easyai get` of a job of 1,000 replicas against `ku
 bench-logs: ## Follow 512 replicas' logs with easyai and kubectl in a cluster of its own (lines, memory, CPU); writes docs/benchmarks.md.
 	test/bench/logs.sh
 
+.PHONY: bench-demo
+bench-demo: ## Time the first `make demo` in a fresh clone with empty caches (not in make bench: minutes of builds); writes docs/benchmarks.md.
+	test/bench/demo.sh
+
 .PHONY: bench-submit
 bench-submit: ## Time submit --dry-run=client of 1,000 workers against `easyai version`, and the render path; writes docs/benchmarks.md.
 	test/bench/submit.sh
