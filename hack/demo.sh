@@ -23,6 +23,7 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 clock() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 # and_list WORD...: "a, b and c".
 and_list() {
+  [ $# -gt 0 ] || return 0
   local out=$1; shift
   while [ $# -gt 1 ]; do out+=", $1"; shift; done
   [ $# = 0 ] || out+=" and $1"
@@ -41,8 +42,10 @@ if ! cluster_running; then
     partial=1
     mapfile -t building < <(env "${demo_env[@]}" "$CLUSTER_HACK_DIR/build.sh" --missing)
     for part in "${rest[@]}"; do [[ " ${building[*]} " == *" $part "* ]] || later+=("$part"); done
+    # (Nothing else to build: the whole cluster starts.)
+    [ ${#later[@]} -gt 0 ] || partial=0
     if [ ${#building[@]} -gt 0 ]; then
-      say "building $(and_list "${building[@]}") for the demo (the rest of the cluster builds behind it)"
+      say "building $(and_list "${building[@]}") for the demo$([ $partial = 0 ] || echo " (the rest of the cluster builds behind it)")"
     fi
     env "${demo_env[@]}" "$CLUSTER_HACK_DIR/build.sh"
   fi

@@ -83,8 +83,12 @@ build() {
     log "$name: another build of it runs; waiting for it"
     flock "$lock"
   fi
-  # (What a build stopped midway left.)
-  rm -rf "$dir".tmp.*
+  # (What a build stopped midway left; not what one of an older build.sh,
+  # which takes no lock, is still writing.)
+  local tmp
+  for tmp in "$dir".tmp.*; do
+    [ ! -d "$tmp" ] || pid_alive "${tmp##*.tmp.}" || rm -rf "$tmp"
+  done
   build_unlocked "$@" || status=$?
   exec {lock}>&-
   return $status

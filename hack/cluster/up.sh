@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if cluster_running; then
   missing=$(missing_parts)
-  [ -z "$missing" ] || die "the running cluster has no ${missing// /, } (make demo starts it without what it does not need): make cluster-down first"
+  [ -z "$missing" ] || die "the running cluster has no ${missing// /, } (make demo starts one without them): make cluster-down first, then make cluster-up"
   log "already running; KUBECONFIG=$KUBECONFIG_FILE"
   exit 0
 fi
