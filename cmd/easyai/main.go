@@ -2,6 +2,10 @@
 package main
 
 import (
+	// First, so that the first garbage collection waits for a 32 MiB heap
+	// before the other packages initialize (see the package).
+	_ "github.com/easyai-dev/easyai/pkg/startgc"
+
 	"os"
 
 	"github.com/easyai-dev/easyai/pkg/cmd/root"
