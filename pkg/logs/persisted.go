@@ -199,8 +199,16 @@ func (pl *persistedLogs) close(ctx context.Context) error {
 
 // logName is a file name a replica's log may have: TASK.log, the task
 // being ROLE-INDEX ("worker-0") or, on T9k's ColossalAIJob, the pod's
-// name ("mnist-worker-0"): letters, digits, dots, dashes and underscores.
-var logName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}\.log$`)
+// name ("mnist-worker-0"): letters, digits, dots, dashes and underscores,
+// at most 257 bytes in all (the length is checked apart: a repetition bounded
+// to 252 in the pattern would compile to hundreds of KB at every start).
+var logName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\.log$`)
+
+const maxLogName = 1 + 252 + len(".log")
+
+func isLogName(name string) bool {
+	return len(name) <= maxLogName && logName.MatchString(name)
+}
 
 // logFiles reads the listing of a log directory (untrusted: anyone who may
 // write there may name files as they like): the file of each task of
@@ -216,7 +224,7 @@ func logFiles(listing []byte, job string, tasks []string) (map[string]string, []
 	seen := map[string]bool{}
 	for _, line := range strings.Split(string(listing), "\n") {
 		name, ok := strings.CutPrefix(line, "./")
-		if !ok || !logName.MatchString(name) || seen[name] {
+		if !ok || !isLogName(name) || seen[name] {
 			continue
 		}
 		seen[name] = true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -224,6 +225,31 @@ func TestLogFiles(t *testing.T) {
 	if len(files) != 3 || files["worker-0"] != "worker-0.log" || files["worker-1"] != "mnist-worker-1.log" || files["ps-0"] != "ps-0.log" ||
 		strings.Join(others, ",") != "mnist-ps-0.log,worker-9.log" {
 		t.Errorf("files %v, others %q", files, others)
+	}
+}
+
+// A log file's name is at most 257 bytes (a task of up to 253 and ".log"),
+// as the pattern with a repetition bounded to 252 allowed.
+func TestLogNameAtItsLimit(t *testing.T) {
+	bounded := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}\.log$`)
+	for n := 1; n <= 256; n++ {
+		for _, name := range []string{
+			"w" + strings.Repeat("-", n-1) + ".log",
+			strings.Repeat("a", n) + ".log",
+			strings.Repeat(".", n) + ".log",
+			strings.Repeat("a", n) + ".log\n",
+			strings.Repeat("a", n) + "log",
+		} {
+			if isLogName(name) != bounded.MatchString(name) {
+				t.Errorf("%d bytes %q: %v, want %v", len(name), name, isLogName(name), bounded.MatchString(name))
+			}
+		}
+	}
+	if name := strings.Repeat("a", 253) + ".log"; !isLogName(name) {
+		t.Errorf("a name of %d bytes refused", len(name))
+	}
+	if name := strings.Repeat("a", 254) + ".log"; isLogName(name) {
+		t.Errorf("a name of %d bytes accepted", len(name))
 	}
 }
 

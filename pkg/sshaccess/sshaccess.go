@@ -89,7 +89,20 @@ func hostKeyOf(s *corev1.Secret, job string, uid types.UID) (ssh.PublicKey, erro
 	return key, nil
 }
 
-var userName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+var userName = boundedName{64, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)}
+
+// boundedName is a pattern of names of at most max bytes. The length is
+// checked apart because a bounded repetition such as {0,251} compiles to one
+// copy of its class per repetition: hundreds of KB of program, built at
+// every start of easyai.
+type boundedName struct {
+	max     int
+	pattern *regexp.Regexp
+}
+
+func (b boundedName) MatchString(s string) bool {
+	return len(s) <= b.max && b.pattern.MatchString(s)
+}
 
 // CheckUser fails unless user is a plain user name (it goes into an ssh
 // config file).
@@ -161,11 +174,11 @@ func shellQuote(s string) string {
 // one that does not match is not written at all.
 var (
 	// A task: ROLE-INDEX, or a Volcano task's name, as a DNS label.
-	taskName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	taskName = boundedName{63, regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)}
 	// A job's or a namespace's name, as Kubernetes allows them.
-	objectName = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
+	objectName = boundedName{253, regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)}
 	// easyai's kind names ("tf", "pytorch").
-	kindName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
+	kindName = boundedName{31, regexp.MustCompile(`^[a-z][a-z0-9-]*$`)}
 )
 
 // CheckTargets fails, naming the first value that may not go into an ssh

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -127,6 +128,46 @@ func TestCheckUser(t *testing.T) {
 	for _, u := range []string{"", "a b", "x\nProxyCommand evil", "-oProxyCommand=x"} {
 		if err := CheckUser(u); exit.Code(err) != exit.Usage {
 			t.Errorf("%q: %v, want exit 2", u, err)
+		}
+	}
+}
+
+// Each name pattern with its length checked apart accepts what the pattern
+// with a bounded repetition accepted, at and around the limits.
+func TestBoundedNamesAtTheirLimits(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		got     boundedName
+		bounded string
+		first   string
+		middle  string
+		last    string
+	}{
+		{"user", userName, `^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`, "_", ".", "Z"},
+		{"task", taskName, `^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`, "w", "-", "0"},
+		{"object", objectName, `^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`, "a", ".", "9"},
+		{"kind", kindName, `^[a-z][a-z0-9-]{0,30}$`, "t", "-", "f"},
+	} {
+		want := regexp.MustCompile(c.bounded)
+		for n := 1; n <= c.got.max+2; n++ {
+			for _, s := range []string{
+				c.first + strings.Repeat(c.middle, max(n-2, 0)) + c.last,
+				strings.Repeat(c.first, n),
+				strings.Repeat(c.middle, n),
+				c.first + strings.Repeat(c.middle, n-1),
+				strings.Repeat(c.first, n-1) + "\n",
+				strings.Repeat(c.first, n-1) + "A",
+			} {
+				if c.got.MatchString(s) != want.MatchString(s) {
+					t.Errorf("%s name of %d bytes %q: matches %v, want %v", c.name, len(s), s, c.got.MatchString(s), want.MatchString(s))
+				}
+			}
+		}
+		if s := strings.Repeat(c.first, c.got.max); !c.got.MatchString(s) {
+			t.Errorf("%s name of %d bytes refused, want it accepted", c.name, len(s))
+		}
+		if s := strings.Repeat(c.first, c.got.max+1); c.got.MatchString(s) {
+			t.Errorf("%s name of %d bytes accepted, want it refused", c.name, len(s))
 		}
 	}
 }
