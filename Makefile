@@ -78,7 +78,7 @@ demo-real: ## Run the PyTorch DDP example (2 ranks, gloo) on the local cluster's
 	hack/demo-real.sh
 
 .PHONY: bench
-bench: bench-list bench-get bench-submit bench-logs ## Every benchmark below; writes docs/benchmarks.md.
+bench: bench-list bench-get bench-submit bench-logs bench-startup ## Every benchmark below; writes docs/benchmarks.md.
 
 .PHONY: bench-list
 bench-list: ## Time `easyai list -A` against kubectl on 2,000 TFJobs in a cluster of its own; writes docs/benchmarks.md.
@@ -99,3 +99,7 @@ bench-demo: ## Time the first `make demo` in a fresh clone with empty caches (no
 .PHONY: bench-submit
 bench-submit: ## Time submit --dry-run=client of 1,000 workers against `easyai version`, and the render path; writes docs/benchmarks.md.
 	test/bench/submit.sh
+
+.PHONY: bench-startup
+bench-startup: ## Time `easyai version` and `easyai list -n NS` of 10 TFJobs against kubectl's in a cluster of its own; writes docs/benchmarks.md.
+	test/bench/startup.sh
