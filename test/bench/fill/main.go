@@ -8,7 +8,10 @@
 // active). Its pods are named and labelled as the operator names them and
 // owned by the job, but ask for a scheduler that does not exist, so they stay
 // Pending and nothing else acts on them, unless -nodes binds them to fake
-// nodes, which then run them (the logs benchmark). Run it on a cluster without the
+// nodes, which then run them (the logs benchmark). Jobs and pods also carry
+// the labels arena's charts write (app=tfjob, release=<job>), by which arena
+// lists and gets a TFJob and its pods, so that arena sees the same jobs when
+// a benchmark times it (-arena-labels=false leaves them out). Run it on a cluster without the
 // training-operator (EASYAI_CLUSTER_OPERATORS=none), so the jobs stay as
 // written.
 //
@@ -67,6 +70,7 @@ type options struct {
 	burst       int
 	nodes       []string
 	pods        bool
+	arenaLabels bool
 }
 
 func main() {
@@ -80,6 +84,7 @@ func main() {
 	flag.Float64Var(&o.qps, "qps", 1000, "client-side rate limit (requests per second)")
 	flag.IntVar(&o.burst, "burst", 2000, "client-side rate limit burst")
 	flag.BoolVar(&o.pods, "pods", true, "create the jobs' pods too")
+	flag.BoolVar(&o.arenaLabels, "arena-labels", true, "label jobs and pods as arena's charts do (app=tfjob, release=<job>), so that arena sees them")
 	flag.Func("nodes", "comma-separated nodes to bind the pods to, in turn (fake nodes then run them); without it the pods stay Pending", func(v string) error {
 		o.nodes = strings.Split(v, ",")
 		return nil
@@ -256,15 +261,22 @@ func running(j *kubeflowv1.TFJob) bool {
 	return false
 }
 
-// labels are easyai's labels of job i, on the job and on its pod templates.
-func labels(name, user string, i int) map[string]string {
-	return map[string]string{
+// labels are easyai's labels of job i, on the job and on its pod templates,
+// with arena's when -arena-labels is set.
+func (f *filler) labels(name, user string, i int) map[string]string {
+	l := map[string]string{
 		jobmodel.ManagedByLabel:  jobmodel.ManagedByValue,
 		jobmodel.NameLabel:       name,
 		jobmodel.KindLabel:       "tf",
 		jobmodel.UserLabel:       labelSafe(user),
 		jobmodel.ExperimentLabel: fmt.Sprintf("sweep-%02d", i%20),
 	}
+	if f.o.arenaLabels {
+		// arena lists a kind's jobs and their pods by "app=<its kind>,release",
+		// and gets a job's pods by release=<job>.
+		l["app"], l["release"] = "tfjob", name
+	}
+	return l
 }
 
 func labelSafe(user string) string {
@@ -282,7 +294,7 @@ func (f *filler) tfjob(ns, name, user string, i int) *kubeflowv1.TFJob {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: ns,
-			Labels:    labels(name, user, i),
+			Labels:    f.labels(name, user, i),
 			Annotations: map[string]string{
 				jobmodel.UserAnnotation:    user,
 				jobmodel.RequestAnnotation: request(name, i, f.o.workers),
@@ -298,12 +310,12 @@ func (f *filler) tfjob(ns, name, user string, i int) *kubeflowv1.TFJob {
 				kubeflowv1.TFJobReplicaTypePS: {
 					Replicas:      ptr.To[int32](1),
 					RestartPolicy: kubeflowv1.RestartPolicyNever,
-					Template:      template(name, user, i, psImage, "2", "4Gi", 0),
+					Template:      f.template(name, user, i, psImage, "2", "4Gi", 0),
 				},
 				kubeflowv1.TFJobReplicaTypeWorker: {
 					Replicas:      ptr.To(int32(f.o.workers)),
 					RestartPolicy: kubeflowv1.RestartPolicyNever,
-					Template:      template(name, user, i, workerImage, "4", "16Gi", 1),
+					Template:      f.template(name, user, i, workerImage, "4", "16Gi", 1),
 				},
 			},
 		},
@@ -311,9 +323,9 @@ func (f *filler) tfjob(ns, name, user string, i int) *kubeflowv1.TFJob {
 }
 
 // template is a pod template as easyai's tfjob chart renders it.
-func template(name, user string, i int, image, cpu, memory string, gpus int64) corev1.PodTemplateSpec {
+func (f *filler) template(name, user string, i int, image, cpu, memory string, gpus int64) corev1.PodTemplateSpec {
 	return corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: labels(name, user, i)},
+		ObjectMeta: metav1.ObjectMeta{Labels: f.labels(name, user, i)},
 		Spec:       podSpec(image, cpu, memory, gpus),
 	}
 }
