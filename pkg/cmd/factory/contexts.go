@@ -27,8 +27,8 @@ import (
 )
 
 // restConfigOf is the REST config of the kubeconfig's context the flags
-// name, tuned for easyai: list's concurrent LISTs unthrottled, its user
-// agent, each request bounded by --request-timeout.
+// name, tuned for easyai: list's concurrent LISTs unthrottled and on one
+// connection, its user agent, each request bounded by --request-timeout.
 func restConfigOf(flags *genericclioptions.ConfigFlags) (*rest.Config, error) {
 	if err := CheckKubeconfig(flags); err != nil {
 		return nil, err
@@ -43,6 +43,9 @@ func restConfigOf(flags *genericclioptions.ConfigFlags) (*rest.Config, error) {
 	// list runs one LIST per kind at once; the defaults (5 QPS) would queue them.
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.UserAgent = "easyai/" + build.Version
+	// Before LimitRequests: a request's wait for the first connection
+	// counts in its timeout.
+	kube.DialOnce(cfg)
 	kube.LimitRequests(cfg)
 	return cfg, nil
 }
