@@ -15,13 +15,35 @@ import (
 // it (the PS and workers golden file, with the request annotation and the
 // status the operator writes): the cost list pays per job.
 func BenchmarkSummarizeJSON(b *testing.B) {
-	data, err := os.ReadFile("../../render/testdata/tf-ps-workers.golden.yaml")
+	item, err := json.Marshal(listedTFJob(b))
 	if err != nil {
 		b.Fatal(err)
 	}
+	k := tfjob.New()
+	if s, err := k.SummarizeJSON(item, "nvidia.com/gpu"); err != nil || s.Workers.Total != 3 || s.GPUs == 0 {
+		b.Fatalf("summary %+v, %v", s, err)
+	}
+	b.SetBytes(int64(len(item)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := k.SummarizeJSON(item, "nvidia.com/gpu"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// listedTFJob is a TFJob as the API server lists it after easyai submitted
+// it: the PS and workers golden file, with the request annotation and the
+// status the operator writes.
+func listedTFJob(tb testing.TB) map[string]any {
+	tb.Helper()
+	data, err := os.ReadFile("../../render/testdata/tf-ps-workers.golden.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
 	var obj map[string]any
 	if err := yaml.Unmarshal(data, &obj); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	meta := obj["metadata"].(map[string]any)
 	annotations, _ := meta["annotations"].(map[string]any)
@@ -39,19 +61,5 @@ func BenchmarkSummarizeJSON(b *testing.B) {
 		"replicaStatuses": map[string]any{"PS": map[string]any{"active": 1}, "Worker": map[string]any{"active": 2}},
 		"startTime":       "2026-11-25T10:00:01Z",
 	}
-	item, err := json.Marshal(obj)
-	if err != nil {
-		b.Fatal(err)
-	}
-	k := tfjob.New()
-	if s, err := k.SummarizeJSON(item, "nvidia.com/gpu"); err != nil || s.Workers.Total != 3 || s.GPUs == 0 {
-		b.Fatalf("summary %+v, %v", s, err)
-	}
-	b.SetBytes(int64(len(item)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := k.SummarizeJSON(item, "nvidia.com/gpu"); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return obj
 }
