@@ -48,8 +48,9 @@ type Details struct {
 	Storage *jobmodel.StorageDoc
 }
 
-// Describe reads a job's details with one LIST of its pods and one LIST of
-// the namespace's Warning events, and the last lines of a few failed
+// Describe reads a job's details with one LIST of its pods (of which it
+// keeps the metadata, node and status) and one LIST of the namespace's
+// Warning events, and the last lines of a few failed
 // containers (one request each).
 func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*Details, error) {
 	data, err := json.Marshal(obj.Object)
@@ -58,19 +59,22 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	}
 	d := &Details{Kind: k, Object: obj, Summary: c.summarize(k, data)}
 	ns, name := obj.GetNamespace(), obj.GetName()
-	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: k.PodSelector(name)})
+	// Only the pods' metadata, node and status: the rest of their specs
+	// (every replica's address in each pod's environment) is skipped as
+	// it streams in (kube.LeanPods; docs/benchmarks.md).
+	pods, err := kube.LeanPods(ctx, c.Kube, ns, k.PodSelector(name))
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s: %w", k.Name(), name, err)
 	}
-	if d.Replicas, err = k.Replicas(obj, pods.Items); err != nil {
+	if d.Replicas, err = k.Replicas(obj, pods); err != nil {
 		return nil, err
 	}
-	if d.Events, err = c.warnings(ctx, k, obj, d.Replicas, pods.Items); err != nil {
+	if d.Events, err = c.warnings(ctx, k, obj, d.Replicas, pods); err != nil {
 		return nil, err
 	}
-	d.Events = dropPassedGangWaits(d.Events, gangScheduledAt(d.Summary.Status.State, d.Replicas, pods.Items))
+	d.Events = dropPassedGangWaits(d.Events, gangScheduledAt(d.Summary.Status.State, d.Replicas, pods))
 	reasonsFromEvents(d.Replicas, d.Events)
-	d.LastLines = c.lastLines(ctx, ns, d.Replicas, pods.Items)
+	d.LastLines = c.lastLines(ctx, ns, d.Replicas, pods)
 	if _, err := jobmodel.ReadRequest(obj.GetAnnotations(), &d.Request); err != nil {
 		d.Request, d.RequestErr = nil, err
 	}
