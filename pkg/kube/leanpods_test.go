@@ -2,6 +2,7 @@ package kube
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -231,4 +232,45 @@ func FuzzReadLeanPods(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLeanPodsCompression: LeanPods asks for a gzipped answer, as the
+// API server gives one, unless the kubeconfig's cluster says
+// disable-compression (rest.Config.DisableCompression).
+func TestLeanPodsCompression(t *testing.T) {
+	list := leanTestPods(3, 1000)
+	body := protobufOf(t, list)
+	var acceptEncoding string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acceptEncoding = r.Header.Get("Accept-Encoding")
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		if !strings.Contains(acceptEncoding, "gzip") {
+			_, _ = w.Write(body)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		gz := gzip.NewWriter(w)
+		_, _ = gz.Write(body)
+		_ = gz.Close()
+	}))
+	defer srv.Close()
+	for _, disable := range []bool{false, true} {
+		// Over TLS, as a cluster is: client-go gives a config without TLS
+		// settings Go's default transport, which compresses regardless.
+		cfg := &rest.Config{Host: srv.URL, DisableCompression: disable, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+		client, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LeanPods(context.Background(), client, "team-a", "job=big")
+		if err != nil {
+			t.Fatalf("disable-compression %v: %v", disable, err)
+		}
+		if !apiequality.Semantic.DeepEqual(got, wantLean(list)) {
+			t.Fatalf("disable-compression %v: read %+v", disable, got)
+		}
+		if gzipped := strings.Contains(acceptEncoding, "gzip"); gzipped == disable {
+			t.Errorf("disable-compression %v: Accept-Encoding %q", disable, acceptEncoding)
+		}
+	}
 }
