@@ -2,8 +2,8 @@
 package main
 
 import (
-	// First, so that the first garbage collection waits for a 32 MiB heap
-	// before the other packages initialize (see the package).
+	// No garbage collection before a 32 MiB heap: its init runs before the
+	// heavy ones (see the package).
 	_ "github.com/easyai-dev/easyai/pkg/startgc"
 
 	"os"
