@@ -81,11 +81,11 @@ demo-real: ## Run the PyTorch DDP example (2 ranks, gloo) on the local cluster's
 bench: bench-list bench-get bench-submit bench-logs bench-startup ## Every benchmark below; writes docs/benchmarks.md.
 
 .PHONY: bench-list
-bench-list: ## Time `easyai list -A` against kubectl on 2,000 TFJobs in a cluster of its own; writes docs/benchmarks.md.
+bench-list: ## Time `easyai list -A` against kubectl (and arena with BENCH_ARENA=path) on 2,000 TFJobs in a cluster of its own, with the API server's CPU; writes docs/benchmarks.md and a history row.
 	test/bench/list.sh
 
 .PHONY: bench-get
-bench-get: ## Count and time `easyai get` of a job of 1,000 replicas against `kubectl get pods -l` in a cluster of its own; writes docs/benchmarks.md.
+bench-get: ## Count and time `easyai get` of a job of 1,000 replicas against `kubectl get pods -l` (and arena with BENCH_ARENA=path): time, memory, the API server's CPU; writes docs/benchmarks.md.
 	test/bench/get.sh
 
 .PHONY: bench-logs
@@ -97,7 +97,7 @@ bench-demo: ## Time the first `make demo` in a fresh clone with empty caches (no
 	test/bench/demo.sh
 
 .PHONY: bench-submit
-bench-submit: ## Time submit --dry-run=client of 1,000 workers against `easyai version`, and the render path; writes docs/benchmarks.md.
+bench-submit: ## Time submit --dry-run=client of 1,000 workers (TFJob, PyTorchJob, TrainJob) against `easyai version`, and the render path; writes docs/benchmarks.md.
 	test/bench/submit.sh
 
 .PHONY: bench-startup

@@ -4,14 +4,14 @@
 # its pods (test/bench/fill; the pods stay Pending, nothing runs them),
 # counts the API requests `easyai get tf/JOB` sends (client-go's -v 6
 # lines), then times it against `kubectl get pods -l <the job's label>`, the
-# nearest kubectl has to it, alternating, and writes the medians between the
-# "get" markers of docs/benchmarks.md.
+# nearest kubectl has to it, alternating, with the API server's CPU time
+# during each run, and writes the medians between the "get" markers of
+# docs/benchmarks.md.
 #
-# The issue's yardstick for get is arena's `get` (at most half its time),
-# which cannot be installed here: the kubectl line stands beside easyai's so
-# that the figure means something on any machine, and an arena line can be
-# added the same way where arena is at hand (BENCH_ARENA=path/to/arena runs
-# `arena get JOB -n NS` as a third command).
+# With BENCH_ARENA=path/to/arena, `arena get JOB -n NS` is a third command
+# (the job and its pods carry the labels arena reads, app=tfjob and
+# release=JOB), once arena is seen to show every replica. Targets: at most
+# kubectl's wall time and peak memory (1.0), at most half of arena's.
 #
 # Knobs (environment):
 #   BENCH_REPLICAS=1000    replicas of the job (1 PS + the rest workers)
@@ -26,12 +26,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BENCH_REPLICAS=${BENCH_REPLICAS:-1000}
 BENCH_RUNS=${BENCH_RUNS:-7}
-BENCH_ARENA=${BENCH_ARENA:-}
+BENCH_ARENA=${BENCH_ARENA:+$(realpath "$BENCH_ARENA")}
 BENCH_DOC=${BENCH_DOC-docs/benchmarks.md}
 [ "$BENCH_REPLICAS" -ge 2 ] || bdie "BENCH_REPLICAS must be at least 2 (1 PS and a worker)"
 
 bench_cluster_up get
 bench_build
+bench_arena_setup
 
 NS=bench-get-0 JOB=bench-0000
 SELECTOR=training.kubeflow.org/job-name=$JOB
@@ -48,10 +49,17 @@ pods=$("$KUBECTL" get pods -n "$NS" -l "$SELECTOR" --no-headers | wc -l)
 requests=$(grep -c '"Response" verb=' "$WORK/requests" || true)
 request_list=$(sed -n 's/.*"Response" verb="\([A-Z]*\)" url="https:\/\/[^/]*\([^?"]*\).*/\1 \2/p' "$WORK/requests" | paste -sd';' - | sed 's/;/; /g')
 blog "easyai get sends $requests requests: $request_list"
+if [ -n "$BENCH_ARENA" ]; then
+  "${ARENA[@]}" get "$JOB" -n "$NS" -o json >"$WORK/arena.json" 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; bdie "arena get $JOB failed"; }
+  arena_replicas=$(jq '.instances | length' "$WORK/arena.json")
+  [ "$arena_replicas" = "$BENCH_REPLICAS" ] ||
+    bdie "arena get $JOB shows $arena_replicas instances, not $BENCH_REPLICAS: it does not see the same job; not timed"
+  blog "arena get shows the $arena_replicas replicas too"
+fi
 
 run_easyai() { bench_measure easyai "$EASYAI" get "tf/$JOB" -n "$NS"; }
 run_kubectl() { bench_measure kubectl "$KUBECTL" get pods -n "$NS" -l "$SELECTOR"; }
-run_arena() { [ -z "$BENCH_ARENA" ] || bench_measure arena "$BENCH_ARENA" get "$JOB" -n "$NS"; }
+run_arena() { [ -z "$BENCH_ARENA" ] || bench_measure arena "${ARENA[@]}" get "$JOB" -n "$NS"; }
 
 blog "warming up (one run each, not counted)"
 run_easyai && run_kubectl && run_arena
@@ -67,43 +75,57 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # row NAME LABEL: a table row of NAME's medians.
 row() {
-  local t tmin tmax m c
+  local t tmin tmax m c sc
   read -r t tmin tmax < <(stats "$WORK/$1" 1)
   read -r m _ _ < <(stats "$WORK/$1" 2)
   read -r c _ _ < <(stats "$WORK/$1" 3)
-  echo "| $2 | **$(secs "$t") s** | $(secs "$tmin") – $(secs "$tmax") s | $(secs "$c") s | $(mib "$m") MiB |"
+  read -r sc _ _ < <(stats "$WORK/$1" 4)
+  echo "| $2 | **$(secs "$t") s** | $(secs "$tmin") – $(secs "$tmax") s | $(secs "$c") s | **$(mib "$m") MiB** | $(secs "$sc") s |"
 }
-# median NAME: the median wall time of NAME's runs.
-median() { stats "$WORK/$1" 1 | cut -d' ' -f1; }
-easyai_row=$(row easyai "\`easyai get tf/$JOB\`") e_t=$(median easyai)
-kubectl_row=$(row kubectl "\`kubectl get pods -l $SELECTOR\`") k_t=$(median kubectl)
+# median NAME COLUMN: the median of a column of NAME's runs (1 wall time,
+# 2 peak RSS, 3 CPU time, 4 the API server's CPU time).
+median() { stats "$WORK/$1" "$2" | cut -d' ' -f1; }
+easyai_row=$(row easyai "\`easyai get tf/$JOB\`") e_t=$(median easyai 1) e_m=$(median easyai 2)
+kubectl_row=$(row kubectl "\`kubectl get pods -l $SELECTOR\`") k_t=$(median kubectl 1) k_m=$(median kubectl 2)
+k_ratio=$(div "$e_t" "$k_t") k_mem=$(div "$e_m" "$k_m")
+kubectl_verdict="at most kubectl's wall time: $(at_most "$k_ratio" 1.0); at most its peak memory: $(at_most "$k_mem" 1.0)"
+ratios="- easyai / kubectl wall time: $k_ratio
+- easyai / kubectl peak memory: $k_mem"
 arena_row="" arena_verdict="not measured (BENCH_ARENA unset)"
 if [ -n "$BENCH_ARENA" ]; then
-  arena_row=$(row arena "\`arena get $JOB\`") a_t=$(median arena)
-  arena_verdict="at most 0.5 of its wall time: ratio $(div "$e_t" "$a_t"), $(at_most "$(div "$e_t" "$a_t")" 0.5)"
+  arena_row=$(row arena "\`arena get $JOB\` (arena ${ARENA_VERSION:-?})") a_t=$(median arena 1) a_m=$(median arena 2)
+  a_ratio=$(div "$e_t" "$a_t") a_mem=$(div "$e_m" "$a_m")
+  arena_verdict="at most half of arena's wall time: $(at_most "$a_ratio" 0.5); at most half of its peak memory: $(at_most "$a_mem" 0.5)"
+  ratios="$ratios
+- easyai / arena wall time: $a_ratio
+- easyai / arena peak memory: $a_mem"
 fi
 request_verdict="at most 3 requests: $requests, $( [ "$requests" -le 3 ] && echo met || echo "NOT met")"
-blog "easyai get: median $(secs "$e_t") s; kubectl get pods -l: median $(secs "$k_t") s (ratio $(div "$e_t" "$k_t")); $request_verdict; $arena_verdict"
+blog "easyai get: median $(secs "$e_t") s, $(mib "$e_m") MiB; kubectl get pods -l: median $(secs "$k_t") s, $(mib "$k_m") MiB (ratios $k_ratio, $k_mem): $kubectl_verdict; $request_verdict"
+[ -z "$BENCH_ARENA" ] || blog "arena get: median $(secs "$a_t") s, $(mib "$a_m") MiB (ratios $a_ratio, $a_mem): $arena_verdict"
 
 results=$WORK/results.md
 {
   echo "<!-- BEGIN get results: written by test/bench/get.sh, do not edit by hand -->"
-  echo "Measured on $(date -u +%F): $(bench_machine); cluster Kubernetes"
+  echo "Measured on $(date -u +%F): $machine; cluster Kubernetes"
   echo "$(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes) (kubectl of the same version)."
   echo "Data: one TFJob of $BENCH_REPLICAS replicas (1 PS, $((BENCH_REPLICAS - 1)) workers) and its $BENCH_REPLICAS pods (Pending)."
   echo "$BENCH_RUNS runs of each command, alternating, after one warm-up run each;"
   echo "load average (1, 5, 15 min) $load_before before the runs, $load_after after."
+  echo "The API server's CPU time is what the kube-apiserver process spent during the run (/proc), on the same cores."
   echo
-  echo "| command | median wall time | min – max | median CPU time | median peak RSS |"
-  echo "|---|---|---|---|---|"
+  echo "| command | median wall time | min – max | median CPU time | median peak RSS | median API server CPU time |"
+  echo "|---|---|---|---|---|---|"
   echo "$easyai_row"
   echo "$kubectl_row"
   [ -z "$arena_row" ] || echo "$arena_row"
   echo
-  echo "easyai / kubectl wall time: $(div "$e_t" "$k_t"). Requests of \`easyai get\` ($request_verdict): $request_list."
-  echo "Target against arena: $arena_verdict."
+  echo "$ratios"
   echo
-  echo "Every run (wall time (CPU time) / peak RSS): easyai $(bench_runs easyai); kubectl $(bench_runs kubectl)$( [ -z "$BENCH_ARENA" ] || echo "; arena $(bench_runs arena)")."
+  echo "Targets against kubectl: $kubectl_verdict. Against arena: $arena_verdict."
+  echo "Requests of \`easyai get\` ($request_verdict): $request_list."
+  echo
+  echo "Every run (wall time (CPU time, API server's CPU time) / peak RSS): easyai $(bench_runs easyai); kubectl $(bench_runs kubectl)$( [ -z "$BENCH_ARENA" ] || echo "; arena $(bench_runs arena)")."
   echo "<!-- END get results -->"
 } >"$results"
 bench_write get "$results"

@@ -78,22 +78,53 @@ bench_build() {
 }
 
 # bench_measure NAME CMD...: runs CMD with stdout to /dev/null, appends
-# "<wall seconds> <peak RSS KiB> <CPU seconds, user + system>" to $WORK/NAME.
-# (The CPU time says what the tool itself costs when other work shares the
-# machine's cores and stretches the wall time.)
+# "<wall seconds> <peak RSS KiB> <CPU seconds, user + system> <API server CPU
+# seconds>" to $WORK/NAME. (The CPU time says what the tool itself costs when
+# other work shares the machine's cores and stretches the wall time; the API
+# server's, read before and after, what serving it cost the server, which
+# shares the same cores.)
 bench_measure() {
-  local name=$1 t0 t1; shift
+  local name=$1 t0 t1 s0 s1; shift
+  s0=$(bench_server_cpu)
   t0=$(date +%s%N)
   if ! /usr/bin/time -f '%M %U %S' -o "$WORK/usage" "$@" >/dev/null 2>"$WORK/stderr"; then
     cat "$WORK/stderr" >&2
     bdie "$name failed"
   fi
   t1=$(date +%s%N)
-  tail -n 1 "$WORK/usage" | awk -v ns=$((t1 - t0)) '{ printf "%.3f %s %.2f\n", ns / 1e9, $1, $2 + $3 }' >>"$WORK/$name"
+  s1=$(bench_server_cpu)
+  tail -n 1 "$WORK/usage" | awk -v ns=$((t1 - t0)) -v s="$(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }')" \
+    '{ printf "%.3f %s %.2f %.2f\n", ns / 1e9, $1, $2 + $3, s }' >>"$WORK/$name"
+}
+
+# bench_server_cpu: the CPU time (user + system, seconds) the benchmark
+# cluster's kube-apiserver has used since it started (/proc/PID/stat, in
+# clock ticks of 10 ms).
+bench_server_cpu() {
+  local pid
+  pid=$(cat "$PID_DIR/kube-apiserver.pid") || bdie "no kube-apiserver pid in $PID_DIR"
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = kube-apiserver ] || bdie "process $pid is not the cluster's kube-apiserver"
+  # The fields after the command's name: utime and stime are the 12th and 13th.
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); split($0, f, " "); printf "%.2f\n", (f[12] + f[13]) / hz }' "/proc/$pid/stat"
 }
 
 # bench_runs NAME: every run bench_measure recorded of NAME, on one line.
-bench_runs() { awk '{ printf "%s%.2f s (CPU %.2f s) / %.0f MiB", (NR > 1 ? ", " : ""), $1, $3, $2 / 1024 }' "$WORK/$1"; }
+bench_runs() { awk '{ printf "%s%.2f s (CPU %.2f s, server %.2f s) / %.0f MiB", (NR > 1 ? ", " : ""), $1, $3, $4, $2 / 1024 }' "$WORK/$1"; }
+
+# bench_arena_setup: when BENCH_ARENA names an arena binary, sets ARENA to
+# the command that runs it against the benchmark cluster, its configuration
+# (~/.arena, ARENA_CONFIG) kept in $WORK, and checks that it runs; else
+# leaves ARENA empty.
+bench_arena_setup() {
+  ARENA=()
+  [ -n "${BENCH_ARENA:-}" ] || return 0
+  [ -x "$BENCH_ARENA" ] || bdie "BENCH_ARENA=$BENCH_ARENA is not an executable file"
+  mkdir -p "$WORK/arena-home"
+  ARENA=(env HOME="$WORK/arena-home" ARENA_CONFIG="$WORK/arena-home/config" "$BENCH_ARENA")
+  "${ARENA[@]}" version >"$WORK/arena-version" 2>&1 || { cat "$WORK/arena-version" >&2; bdie "$BENCH_ARENA version failed"; }
+  ARENA_VERSION=$(sed -n 's/^ *Version: *//p' "$WORK/arena-version" | head -n 1)
+  blog "arena ${ARENA_VERSION:-of unknown version} ($BENCH_ARENA) is timed too"
+}
 
 # stats FILE COLUMN: median, min and max of a column of numbers.
 stats() {
@@ -101,11 +132,42 @@ stats() {
     m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     print m, v[1], v[NR] }'
 }
-div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) printf "n/a"; else printf "%.2f", a / b }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 secs() { awk -v s="$1" 'BEGIN { printf "%.2f", s }'; }
 # at_most RATIO LIMIT: "met" or "NOT met".
 at_most() { awk -v r="$1" -v l="$2" 'BEGIN { exit !(r <= l) }' && echo met || echo "NOT met"; }
+
+# bench_history NAME HEADER ROW: adds ROW (a markdown table row) to the
+# table between "<!-- BEGIN NAME history" and "<!-- END NAME history -->" of
+# $BENCH_DOC, under HEADER (its first two lines), keeping the last
+# BENCH_HISTORY (10) rows; the block goes right after NAME's results when it
+# is not there yet. Nothing when BENCH_DOC is empty.
+bench_history() {
+  local name=$1 header=$2 row=$3 doc block
+  [ -n "${BENCH_DOC:-}" ] || return 0
+  doc=$BENCH_ROOT/$BENCH_DOC block=$WORK/history.md
+  {
+    echo "<!-- BEGIN $name history: a row per run, added by the benchmark, the latest last; do not edit by hand -->"
+    echo "$header"
+    awk -v begin="^<!-- BEGIN $name history" -v end="^<!-- END $name history" '
+      $0 ~ begin { inside = 1; next }
+      $0 ~ end { inside = 0 }
+      inside && /^\| [0-9]/' "$doc" | tail -n $((${BENCH_HISTORY:-10} - 1))
+    echo "$row"
+    echo "<!-- END $name history -->"
+  } >"$block"
+  if grep -q "^<!-- BEGIN $name history" "$doc" && grep -q "^<!-- END $name history" "$doc"; then
+    awk -v block="$block" -v begin="^<!-- BEGIN $name history" -v end="^<!-- END $name history" '
+      $0 ~ begin { while ((getline line < block) > 0) print line; skip = 1; next }
+      $0 ~ end { skip = 0; next }
+      !skip' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
+  else
+    awk -v block="$block" -v end="^<!-- END $name results" '
+      { print }
+      $0 ~ end { print ""; while ((getline line < block) > 0) print line }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
+  fi
+}
 
 # bench_machine: one line on the machine, the toolchain and the commit.
 bench_machine() {

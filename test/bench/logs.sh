@@ -21,7 +21,8 @@
 # line live, none of it as a backlog read at once.
 #
 # Targets: easyai's peak memory at most kubectl's (1.0x), its CPU time per
-# line at most kubectl's; every line delivered once. Writes the medians
+# line at most kubectl's; every line delivered once. (No arena line: `arena
+# logs -f` follows one replica, the chief or the one -i names, not every one.) Writes the medians
 # between the logs markers of docs/benchmarks.md.
 #
 # Knobs (environment):
