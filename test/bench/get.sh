@@ -93,7 +93,7 @@ ratios="- easyai / kubectl wall time: $k_ratio
 - easyai / kubectl peak memory: $k_mem"
 arena_row="" arena_verdict="not measured (BENCH_ARENA unset)"
 if [ -n "$BENCH_ARENA" ]; then
-  arena_row=$(row arena "\`arena get $JOB\` (arena ${ARENA_VERSION:-?})") a_t=$(median arena 1) a_m=$(median arena 2)
+  arena_row=$(row arena "\`arena get $JOB\`${ARENA_VERSION:+ (arena $ARENA_VERSION)}") a_t=$(median arena 1) a_m=$(median arena 2)
   a_ratio=$(div "$e_t" "$a_t") a_mem=$(div "$e_m" "$a_m")
   arena_verdict="at most half of arena's wall time: $(at_most "$a_ratio" 0.5); at most half of its peak memory: $(at_most "$a_mem" 0.5)"
   ratios="$ratios

@@ -122,8 +122,9 @@ bench_arena_setup() {
   mkdir -p "$WORK/arena-home"
   ARENA=(env HOME="$WORK/arena-home" ARENA_CONFIG="$WORK/arena-home/config" "$BENCH_ARENA")
   "${ARENA[@]}" version >"$WORK/arena-version" 2>&1 || { cat "$WORK/arena-version" >&2; bdie "$BENCH_ARENA version failed"; }
-  ARENA_VERSION=$(sed -n 's/^ *Version: *//p' "$WORK/arena-version" | head -n 1)
-  blog "arena ${ARENA_VERSION:-of unknown version} ($BENCH_ARENA) is timed too"
+  # (A plain `go build` of arena stamps no version: v0.0.0+unknown.)
+  ARENA_VERSION=$(sed -n 's/^arena: *//p' "$WORK/arena-version" | grep -v '^v0\.0\.0' | head -n 1 || true)
+  blog "arena ${ARENA_VERSION:+$ARENA_VERSION }($BENCH_ARENA) is timed too"
 }
 
 # stats FILE COLUMN: median, min and max of a column of numbers.

@@ -127,7 +127,7 @@ if [ -n "$BENCH_ARENA" ]; then
   read -r a_c _ _ < <(stats "$WORK/arena" 3)
   read -r a_s _ _ < <(stats "$WORK/arena" 4)
   a_ratio=$(div "$e_t" "$a_t") a_mem_ratio=$(div "$e_m" "$a_m") a_cpu_ratio=$(div "$e_c" "$a_c") a_server_ratio=$(div "$e_s" "$a_s")
-  arena_rows="| \`arena list -A\` (arena ${ARENA_VERSION:-?}) | **$(secs "$a_t") s** | $(secs "$a_tmin") – $(secs "$a_tmax") s | $(secs "$a_c") s | **$(mib "$a_m") MiB** | $(mib "$a_mmin") – $(mib "$a_mmax") MiB | $(secs "$a_s") s |
+  arena_rows="| \`arena list -A\`${ARENA_VERSION:+ (arena $ARENA_VERSION)} | **$(secs "$a_t") s** | $(secs "$a_tmin") – $(secs "$a_tmax") s | $(secs "$a_c") s | **$(mib "$a_m") MiB** | $(mib "$a_mmin") – $(mib "$a_mmax") MiB | $(secs "$a_s") s |
 | ratio easyai / arena | **$a_ratio** | | $a_cpu_ratio | **$a_mem_ratio** | | $a_server_ratio |
 "
   arena_summary=" | arena list -A: median $(secs "$a_t") s (CPU $(secs "$a_c") s), peak RSS $(mib "$a_m") MiB; ratios easyai/arena: time $a_ratio, memory $a_mem_ratio"
