@@ -126,7 +126,8 @@ easyai get "$job"
 echo >&2
 echo "The cluster keeps running: eval \"\$(make -s cluster-env)\" to look around, make cluster-down to stop it." >&2
 if [ $partial = 1 ]; then
-  echo "It runs without $(and_list $(missing_parts)), which build in the background (${build_log#"$REPO_ROOT"/}); make test replaces it with the whole cluster, as make cluster-down then make cluster-up does." >&2
+  mapfile -t missing < <(missing_parts | tr ' ' '\n' | sed 's/^volcano$/Volcano/; s/^trainer$/Trainer/; s/^real-node$/the real node/')
+  echo "It runs without $(and_list "${missing[@]}"), which build in the background (${build_log#"$REPO_ROOT"/}); make test replaces it with the whole cluster, as make cluster-down then make cluster-up does." >&2
 fi
 parts=("$(clock $((built_at - waited_start))) building $(and_list "${building[@]}")")
 [ $started = 0 ] || parts+=("$(clock $((up_at - built_at))) starting the cluster")
