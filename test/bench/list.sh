@@ -190,8 +190,8 @@ EOF
 bench_write "$MARK" "$results"
 # One row a run in the history table under the results: the target is met or
 # not in each separate run, which this table sets side by side.
-commit=$(git -C "$BENCH_ROOT" rev-parse --short HEAD)
-[[ $machine != *"uncommitted changes"* ]] || commit="$commit + uncommitted changes"
+# (The commit easyai was built from, as bench_machine said then.)
+commit=${machine##*easyai built from }
 bench_history "$MARK" "| date (UTC) | easyai built from | easyai / kubectl wall time | target (at most 0.5) | easyai / kubectl peak memory | API server CPU per run, easyai / kubectl | easyai / arena wall time, memory | load average (1, 5, 15 min) before |
 |---|---|---|---|---|---|---|---|" \
   "| $(date -u '+%F %H:%M') | $commit | $ratio | $(at_most "$ratio" 0.5) | $mem_ratio | $(secs "$e_s") s / $(secs "$k_s") s | $([ -z "$BENCH_ARENA" ] && echo "not measured" || echo "$a_ratio, $a_mem_ratio") | $load_before |"
