@@ -89,8 +89,8 @@ func ReadLeanPods(r io.Reader) ([]corev1.Pod, error) {
 	return readLeanPodsJSON(br)
 }
 
-// readLeanPodsJSON reads a PodList in JSON: encoding/json skips the fields
-// of leanPodJSON's spec but nodeName without building them.
+// readLeanPodsJSON reads a PodList in JSON: encoding/json scans past the
+// fields of a spec but nodeName without building them.
 func readLeanPodsJSON(r io.Reader) ([]corev1.Pod, error) {
 	var list struct {
 		Kind  string `json:"kind"`
