@@ -34,6 +34,8 @@ BENCH_ARENA=${BENCH_ARENA:-}
 BENCH_DOC=${BENCH_DOC-docs/benchmarks.md}
 JOBS=10
 
+# (The cluster's kubeconfig names its files by this path: an absolute one.)
+[ -z "${BENCH_CLUSTER_DIR:-}" ] || BENCH_CLUSTER_DIR=$(realpath -m "$BENCH_CLUSTER_DIR")
 bench_cluster_up startup
 bench_build
 
@@ -103,6 +105,8 @@ ratio() {
 version_ratio=$(ratio easyai-version kubectl-version)
 list_ratio=$(ratio easyai-list kubectl-list)
 blog "easyai / kubectl version: $version_ratio; list: $list_ratio"
+[ -z "$BENCH_ARENA" ] ||
+  blog "easyai / arena version: $(ratio easyai-version arena-version); list: $(ratio easyai-list arena-list)"
 
 results=$WORK/results.md
 {
