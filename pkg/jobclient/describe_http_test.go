@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -44,9 +43,7 @@ const describeBudget = 16 << 20
 func TestGetOfAThousandReplicasOverHTTP(t *testing.T) {
 	const workers = 1000
 	t0 := jobclienttest.T0
-	job := jobclienttest.Job{Name: "big", Created: t0,
-		Roles:      []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: workers, GPUs: 8, Active: workers}},
-		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}}.Object()
+	job := runningTFJob("big", workers)
 	jobJSON, err := json.Marshal(job.Object)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
@@ -22,9 +23,7 @@ import (
 func TestGetOfAThousandReplicasIsThreeRequests(t *testing.T) {
 	const workers = 1000
 	t0 := jobclienttest.T0
-	job := jobclienttest.Job{Name: "big", Created: t0,
-		Roles:      []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: workers, GPUs: 8, Active: workers}},
-		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}}.Object()
+	job := runningTFJob("big", workers)
 	var objs []runtime.Object
 	for i := 0; i < workers; i++ {
 		objs = append(objs, jobclienttest.Pod("team-a", "big", "worker", i, corev1.PodRunning, t0))
@@ -52,4 +51,12 @@ func TestGetOfAThousandReplicasIsThreeRequests(t *testing.T) {
 	if len(requests) > 3 {
 		t.Errorf("get of %d replicas made %d requests, want at most 3: %v", workers, len(requests), requests)
 	}
+}
+
+// runningTFJob is a running TFJob of team-a with workers GPU workers, all
+// active.
+func runningTFJob(name string, workers int32) *unstructured.Unstructured {
+	return jobclienttest.Job{Name: name, Created: jobclienttest.T0,
+		Roles:      []jobclienttest.Role{{Type: kubeflowv1.TFJobReplicaTypeWorker, Replicas: workers, GPUs: 8, Active: workers}},
+		Conditions: []kubeflowv1.JobConditionType{kubeflowv1.JobCreated, kubeflowv1.JobRunning}}.Object()
 }
