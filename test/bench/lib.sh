@@ -139,6 +139,18 @@ secs() { awk -v s="$1" 'BEGIN { printf "%.2f", s }'; }
 # at_most RATIO LIMIT: "met" or "NOT met".
 at_most() { awk -v r="$1" -v l="$2" 'BEGIN { exit !(r <= l) }' && echo met || echo "NOT met"; }
 
+# replace_block DOC MARK FILE: puts FILE in place of the lines from
+# "<!-- BEGIN MARK" to "<!-- END MARK" of DOC, both included; fails, leaving
+# DOC as it is, when DOC has not both markers.
+replace_block() {
+  local doc=$1 mark=$2 file=$3
+  grep -q "^<!-- BEGIN $mark" "$doc" && grep -q "^<!-- END $mark" "$doc" || return 1
+  awk -v file="$file" -v begin="^<!-- BEGIN $mark" -v end="^<!-- END $mark" '
+    $0 ~ begin { while ((getline line < file) > 0) print line; skip = 1; next }
+    $0 ~ end { skip = 0; next }
+    !skip' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
+}
+
 # bench_history NAME HEADER ROW: adds ROW (a markdown table row) to the
 # table between "<!-- BEGIN NAME history" and "<!-- END NAME history -->" of
 # $BENCH_DOC, under HEADER (its first two lines), keeping the last
@@ -158,12 +170,7 @@ bench_history() {
     echo "$row"
     echo "<!-- END $name history -->"
   } >"$block"
-  if grep -q "^<!-- BEGIN $name history" "$doc" && grep -q "^<!-- END $name history" "$doc"; then
-    awk -v block="$block" -v begin="^<!-- BEGIN $name history" -v end="^<!-- END $name history" '
-      $0 ~ begin { while ((getline line < block) > 0) print line; skip = 1; next }
-      $0 ~ end { skip = 0; next }
-      !skip' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
-  else
+  if ! replace_block "$doc" "$name history" "$block"; then
     awk -v block="$block" -v end="^<!-- END $name results" '
       { print }
       $0 ~ end { print ""; while ((getline line < block) > 0) print line }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
@@ -192,12 +199,7 @@ bench_write() {
   doc=$BENCH_ROOT/$BENCH_DOC
   mkdir -p "$(dirname "$doc")"
   touch "$doc"
-  if grep -q "^<!-- BEGIN $name results" "$doc" && grep -q "^<!-- END $name results" "$doc"; then
-    awk -v results="$results" -v begin="^<!-- BEGIN $name results" -v end="^<!-- END $name results" '
-      $0 ~ begin { while ((getline line < results) > 0) print line; skip = 1; next }
-      $0 ~ end { skip = 0; next }
-      !skip' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
-  else
+  if ! replace_block "$doc" "$name results" "$results"; then
     { echo; cat "$results"; } >>"$doc"
   fi
   blog "results written to $BENCH_DOC"
