@@ -48,10 +48,10 @@ type Details struct {
 	Storage *jobmodel.StorageDoc
 }
 
-// Describe reads a job's details with one LIST of its pods (of which it
-// keeps the metadata, node and status) and one LIST of the namespace's
-// Warning events, and the last lines of a few failed
-// containers (one request each).
+// Describe reads a job's details with one LIST of the namespace's Warning
+// events and one LIST of the job's pods (c.jobPods: their table when they
+// all plainly run, else their metadata, node and status), and the last
+// lines of a few failed containers (one request each).
 func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) (*Details, error) {
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
@@ -59,19 +59,20 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	}
 	d := &Details{Kind: k, Object: obj, Summary: c.summarize(k, data)}
 	ns, name := obj.GetNamespace(), obj.GetName()
-	// Only the pods' metadata, node and status: the rest of their specs
-	// (every replica's address in each pod's environment) is skipped as
-	// it streams in (kube.LeanPods; docs/benchmarks.md).
-	pods, err := kube.LeanPods(ctx, c.Kube, ns, k.PodSelector(name))
+	// The Warning events first: whether the job's gang waited decides how
+	// its pods are read.
+	warnings, err := c.listWarnings(ctx, k, obj)
+	if err != nil {
+		return nil, err
+	}
+	pods, err := c.jobPods(ctx, k, obj, d.Summary.Status.State, warnings)
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s: %w", k.Name(), name, err)
 	}
 	if d.Replicas, err = k.Replicas(obj, pods); err != nil {
 		return nil, err
 	}
-	if d.Events, err = c.warnings(ctx, k, obj, d.Replicas, pods); err != nil {
-		return nil, err
-	}
+	d.Events = eventsOf(k, obj, d.Replicas, pods, warnings)
 	d.Events = dropPassedGangWaits(d.Events, gangScheduledAt(d.Summary.Status.State, d.Replicas, pods))
 	reasonsFromEvents(d.Replicas, d.Events)
 	d.LastLines = c.lastLines(ctx, ns, d.Replicas, pods)
@@ -111,10 +112,89 @@ func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*jobm
 	return doc, details
 }
 
-// warnings lists the namespace's Warning events and keeps those of the job,
-// its pods, its PodGroup and the objects its operator makes between the job
-// and its pods (kinds.Intermediary).
-func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.Replica, pods []corev1.Pod) ([]jobmodel.Event, error) {
+// jobPods reads the pods of a job in state. Those of a running job whose
+// gang did not wait are read as the API server's table of pods, when every
+// one of them plainly runs (kube.RunningPods: a few hundred bytes a pod,
+// where each pod of a TFJob carries every replica's address); otherwise,
+// or when a pod turns out not to (pending, crashing, ended: what only its
+// whole status details), they are read whole but for their specs
+// (kube.LeanPods), with one more request. A gang that waited needs its
+// pods' PodScheduled times (gangScheduledAt), which no table holds.
+func (c *Client) jobPods(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, state jobmodel.State, warnings []warning) ([]corev1.Pod, error) {
+	ns, selector := obj.GetNamespace(), k.PodSelector(obj.GetName())
+	if state == jobmodel.Running && !gangWaited(jobObjects(k, obj), warnings) {
+		pods, ok, err := kube.RunningPods(ctx, c.Kube, ns, selector)
+		if err != nil || ok {
+			return pods, err
+		}
+	}
+	return kube.LeanPods(ctx, c.Kube, ns, selector)
+}
+
+// warning is what get keeps of a Warning event.
+type warning struct {
+	// involved is the object's KIND/NAME.
+	involved, reason, message string
+	count                     int32
+	lastSeen                  time.Time
+}
+
+// listWarnings lists the Warning events of the job's namespace.
+func (c *Client) listWarnings(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured) ([]warning, error) {
+	var out []warning
+	opts := metav1.ListOptions{FieldSelector: "type=" + corev1.EventTypeWarning, Limit: PageSize}
+	for {
+		page, err := c.Kube.CoreV1().Events(obj.GetNamespace()).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing the events of %s/%s: %w", k.Name(), obj.GetName(), err)
+		}
+		for i := range page.Items {
+			ev := &page.Items[i]
+			if ev.Type != corev1.EventTypeWarning {
+				continue
+			}
+			out = append(out, warning{
+				involved: ev.InvolvedObject.Kind + "/" + ev.InvolvedObject.Name, reason: ev.Reason,
+				message: strings.TrimSpace(ev.Message), count: kube.EventCount(ev), lastSeen: kube.EventLastSeen(ev),
+			})
+		}
+		if opts.Continue = page.Continue; opts.Continue == "" {
+			return out, nil
+		}
+	}
+}
+
+// jobObjects are the objects whose events are the job's own, by KIND/NAME:
+// the job, its PodGroup and the objects its operator makes between the job
+// and its pods (kinds.Intermediary); each with the name get shows it by.
+func jobObjects(k kinds.Kind, obj *unstructured.Unstructured) map[string]string {
+	objectOf := map[string]string{
+		k.GroupVersionKind().Kind + "/" + obj.GetName(): "job",
+		"PodGroup/" + obj.GetName():                     "podgroup",
+	}
+	if ik, ok := k.(kinds.Intermediary); ok {
+		for involved, object := range ik.Intermediates(obj) {
+			objectOf[involved] = object
+		}
+	}
+	return objectOf
+}
+
+// gangWaited says whether the job or its PodGroup has a warning that its
+// gang waited to be scheduled.
+func gangWaited(objectOf map[string]string, warnings []warning) bool {
+	for _, w := range warnings {
+		if object := objectOf[w.involved]; (object == "job" || object == "podgroup") && gangWaitReasons[w.reason] {
+			return true
+		}
+	}
+	return false
+}
+
+// eventsOf keeps of the namespace's warnings those of the job, its pods,
+// its PodGroup and the objects its operator makes between the job and its
+// pods, oldest first.
+func eventsOf(k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.Replica, pods []corev1.Pod, warnings []warning) []jobmodel.Event {
 	objectOf := map[string]string{}
 	for i := range pods {
 		objectOf["Pod/"+pods[i].Name] = "pod/" + pods[i].Name
@@ -124,35 +204,17 @@ func (c *Client) warnings(ctx context.Context, k kinds.Kind, obj *unstructured.U
 			objectOf["Pod/"+r.Pod] = r.Task
 		}
 	}
-	objectOf[k.GroupVersionKind().Kind+"/"+obj.GetName()] = "job"
-	objectOf["PodGroup/"+obj.GetName()] = "podgroup"
-	if ik, ok := k.(kinds.Intermediary); ok {
-		for involved, object := range ik.Intermediates(obj) {
-			objectOf[involved] = object
-		}
+	for involved, object := range jobObjects(k, obj) {
+		objectOf[involved] = object
 	}
-
 	var out []jobmodel.Event
-	opts := metav1.ListOptions{FieldSelector: "type=" + corev1.EventTypeWarning, Limit: PageSize}
-	for {
-		page, err := c.Kube.CoreV1().Events(obj.GetNamespace()).List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("listing the events of %s/%s: %w", k.Name(), obj.GetName(), err)
-		}
-		for i := range page.Items {
-			ev := &page.Items[i]
-			object, ok := objectOf[ev.InvolvedObject.Kind+"/"+ev.InvolvedObject.Name]
-			if !ok || ev.Type != corev1.EventTypeWarning {
-				continue
-			}
-			out = append(out, jobmodel.Event{Object: object, Reason: ev.Reason, Message: strings.TrimSpace(ev.Message), Count: kube.EventCount(ev), LastSeen: kube.EventLastSeen(ev)})
-		}
-		if opts.Continue = page.Continue; opts.Continue == "" {
-			break
+	for _, w := range warnings {
+		if object, ok := objectOf[w.involved]; ok {
+			out = append(out, jobmodel.Event{Object: object, Reason: w.reason, Message: w.message, Count: w.count, LastSeen: w.lastSeen})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].LastSeen.Before(out[j].LastSeen) })
-	return out, nil
+	return out
 }
 
 // whatItRuns is the job's image and command: as requested when easyai

@@ -487,13 +487,13 @@ func TestDescribe(t *testing.T) {
 	if d.Image != "example.com/train:2" || !reflect.DeepEqual(d.Command, []string{"python", "train.py"}) || d.Request["workers"] != float64(2) {
 		t.Errorf("image %q command %q request %v", d.Image, d.Command, d.Request)
 	}
-	// One LIST of pods (by the kind's selector) and one of Warning events.
+	// One LIST of Warning events and one of pods (by the kind's selector).
 	var lists []string
 	for _, a := range kube.Actions() {
 		la := a.(clienttesting.ListActionImpl)
 		lists = append(lists, a.GetVerb()+" "+a.GetResource().Resource+" "+la.GetListRestrictions().Labels.String()+la.GetListOptions().FieldSelector)
 	}
-	if want := []string{"list pods training.kubeflow.org/job-name=mnist", "list events type=Warning"}; !reflect.DeepEqual(lists, want) {
+	if want := []string{"list events type=Warning", "list pods training.kubeflow.org/job-name=mnist"}; !reflect.DeepEqual(lists, want) {
 		t.Errorf("requests %q, want %q", lists, want)
 	}
 }

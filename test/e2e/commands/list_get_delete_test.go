@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
+	"github.com/easyai-dev/easyai/pkg/kube"
 	"github.com/easyai-dev/easyai/test/e2e/cluster"
 	"github.com/easyai-dev/easyai/test/e2e/easyai"
 )
@@ -261,6 +262,35 @@ func TestGetShowsReplicasAndWhy(t *testing.T) {
 		}
 		return ""
 	})
+	// The real API server's table of pods, which get reads for a running
+	// job, says of each pod what the pods say (kube.RunningPods).
+	ctx := cluster.Context(t, time.Minute)
+	selector := kubeflowv1.JobNameLabel + "=mnist"
+	fromTable, ok, err := kube.RunningPods(ctx, c.Kube, ns, selector)
+	if err != nil || !ok || len(fromTable) != 3 {
+		t.Fatalf("the table of mnist's pods: %d pods, ok %v, err %v; want 3 running pods read from it", len(fromTable), ok, err)
+	}
+	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]corev1.Pod{}
+	for _, p := range fromTable {
+		byName[p.Name] = p
+	}
+	for _, want := range pods.Items {
+		got, found := byName[want.Name]
+		var restarts int32
+		for _, cs := range want.Status.ContainerStatuses {
+			restarts += cs.RestartCount
+		}
+		if !found || got.Spec.NodeName != want.Spec.NodeName || got.Spec.NodeName == "" || got.Namespace != ns ||
+			!got.CreationTimestamp.Equal(&want.CreationTimestamp) || got.Labels[kubeflowv1.ReplicaTypeLabel] != want.Labels[kubeflowv1.ReplicaTypeLabel] ||
+			got.Labels[kubeflowv1.ReplicaIndexLabel] != want.Labels[kubeflowv1.ReplicaIndexLabel] || got.Status.ContainerStatuses[0].RestartCount != restarts {
+			t.Errorf("pod %s from the table: %+v; the pod: node %q, labels %v, created %v, restarts %d", want.Name, got.ObjectMeta, want.Spec.NodeName, want.Labels, want.CreationTimestamp, restarts)
+		}
+	}
+
 	r := easyai.Run(t, "get", "tf/mnist", "-n", ns).MustSucceed(t)
 	for _, line := range []string{"Name:       mnist\n", "Namespace:  " + ns + "\n", "Kind:       tf (TFJob.kubeflow.org/v1)\n",
 		"User:       alice\n", "Image:      example.com/train:2\n", "Command:    python mnist.py --epochs 3\n", "GPUs:       2\n",
