@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The `easyai get` benchmark (make bench-get, part of make bench): starts the
 # benchmarks' own cluster, makes one TFJob of BENCH_REPLICAS replicas with
-# its pods (test/bench/fill; the pods stay Pending, nothing runs them),
+# its pods (test/bench/fill), bound to kwok's fake nodes, which run them,
 # counts the API requests `easyai get tf/JOB` sends (client-go's -v 6
 # lines), then times it against `kubectl get pods -l <the job's label>`, the
 # nearest kubectl has to it, alternating, with the API server's CPU time
@@ -36,8 +36,17 @@ bench_arena_setup
 
 NS=bench-get-0 JOB=bench-0000
 SELECTOR=training.kubeflow.org/job-name=$JOB
-blog "making $JOB in $NS: $BENCH_REPLICAS replicas and their pods"
-"$FILL" -jobs 1 -workers $((BENCH_REPLICAS - 1)) -namespaces 1 -namespace-prefix bench-get- -pods=true
+nodes=$("$KUBECTL" get nodes -o name | sed -n 's|^node/\(kwok-node-.*\)|\1|p' | paste -sd, -)
+[ -n "$nodes" ] || bdie "the cluster has no fake nodes"
+blog "making $JOB in $NS: $BENCH_REPLICAS replicas and their pods, on the fake nodes $nodes"
+"$FILL" -jobs 1 -workers $((BENCH_REPLICAS - 1)) -namespaces 1 -namespace-prefix bench-get- -pods=true -nodes "$nodes"
+running=0
+for _ in $(seq 1 120); do
+  running=$("$KUBECTL" get pods -n "$NS" -l "$SELECTOR" --field-selector status.phase=Running --no-headers 2>/dev/null | wc -l)
+  [ "$running" != "$BENCH_REPLICAS" ] || break
+  sleep 1
+done
+[ "$running" = "$BENCH_REPLICAS" ] || bdie "$running of the $BENCH_REPLICAS pods run after 2 minutes"
 
 blog "checking what each tool sees"
 "$EASYAI" get "tf/$JOB" -n "$NS" -o json >"$WORK/get.json"
@@ -109,7 +118,7 @@ results=$WORK/results.md
   echo "<!-- BEGIN get results: written by test/bench/get.sh, do not edit by hand -->"
   echo "Measured on $(date -u +%F): $machine; cluster Kubernetes"
   echo "$(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes) (kubectl of the same version)."
-  echo "Data: one TFJob of $BENCH_REPLICAS replicas (1 PS, $((BENCH_REPLICAS - 1)) workers) and its $BENCH_REPLICAS pods (Pending)."
+  echo "Data: one TFJob of $BENCH_REPLICAS replicas (1 PS, $((BENCH_REPLICAS - 1)) workers) and its $BENCH_REPLICAS pods, running on kwok's fake nodes."
   echo "$BENCH_RUNS runs of each command, alternating, after one warm-up run each;"
   echo "load average (1, 5, 15 min) $load_before before the runs, $load_after after."
   echo "The API server's CPU time is what the kube-apiserver process spent during the run (/proc), on the same cores."
