@@ -42,10 +42,12 @@ running_from() {
   return 1
 }
 
-# A cold build's seconds on a 2-core machine (measured; docs/development.md),
-# for the progress lines until this machine has built a component itself
+# A cold build's seconds on a quiet 2-core machine (measured: etcd, kube,
+# kwok and the training-operator by make bench-demo, Trainer and Volcano in
+# a first run; the others on a busier one: docs/development.md), for the
+# progress lines until this machine has built a component itself
 # ($BIN_CACHE/build-times then holds its own last times).
-declare -A cold_seconds=([etcd]=140 [kube]=640 [kwok]=280 [training-operator]=160 [trainer]=480 [kserve]=180 [kueue]=300 [volcano]=260 [volcanocron]=40 [kubelet]=250 [coredns]=180 [nodetools]=40)
+declare -A cold_seconds=([etcd]=45 [kube]=240 [kwok]=75 [training-operator]=75 [trainer]=125 [kserve]=180 [kueue]=300 [volcano]=210 [volcanocron]=40 [kubelet]=250 [coredns]=180 [nodetools]=40)
 times_file=$BIN_CACHE/build-times
 expected_seconds() {
   local recorded
