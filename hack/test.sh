@@ -140,30 +140,53 @@ has_kueue() { [[ ",$1," == *",kueue,"* ]] && echo 1 || echo 0; }
 # The cluster's components build in the background while the unit tests and
 # fuzzing run (make test on a machine that has not built them yet: minutes
 # of builds, overlapping tests that wait on timers and files); the e2e part
-# waits for that build, whose output is shown then.
+# waits for that build, whose output is shown then. KServe and Kueue, which
+# only the last phase (e2e-components) needs, build after the others, at a
+# lower priority, during the e2e phase; that phase waits for them.
 prebuild_pid=
 prebuild_log=$EASYAI_CACHE_DIR/cluster-build.log
+prebuild_later_log=$EASYAI_CACHE_DIR/cluster-build-later.log
+# (Holds the first build's exit status once it has ended.)
+prebuild_done=$EASYAI_CACHE_DIR/cluster-build.status
 prebuild() {
   cluster_running && [ -z "$(missing_parts)" ] && return 0
   stop_demo_build
-  echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/})" >&2
+  echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/}), then KServe and Kueue (${prebuild_later_log#"$REPO_ROOT"/})" >&2
+  rm -f "$prebuild_done"
   # (A session of its own, so that stopping it stops its go builds too.)
-  # (KServe too, for the components phase's serving test.)
-  EASYAI_CLUSTER_COMPONENTS=$EASYAI_CLUSTER_COMPONENTS,kserve,kueue setsid "$CLUSTER_HACK_DIR/build.sh" >"$prebuild_log" 2>&1 &
+  setsid bash -c '
+    "$1/build.sh" >"$2" 2>&1
+    status=$?
+    echo $status >"$4"
+    [ $status = 0 ] || exit $status
+    EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue exec nice -n 10 "$1/build.sh" >"$3" 2>&1
+  ' prebuild "$CLUSTER_HACK_DIR" "$prebuild_log" "$prebuild_later_log" "$prebuild_done" "$EASYAI_CLUSTER_COMPONENTS" &
   prebuild_pid=$!
 }
+# wait_prebuild: waits for the first build (the cluster of the e2e phase).
 wait_prebuild() {
+  [ -n "$prebuild_pid" ] || return 0
+  while [ ! -s "$prebuild_done" ] && kill -0 "$prebuild_pid" 2>/dev/null; do sleep 1; done
+  cat "$prebuild_log" >&2
+  local status
+  status=$(cat "$prebuild_done" 2>/dev/null || echo 1)
+  [ "$status" = 0 ] || prebuild_pid=
+  return "$status"
+}
+# wait_prebuild_later: waits for KServe's and Kueue's build.
+wait_prebuild_later() {
   [ -n "$prebuild_pid" ] || return 0
   local status=0
   wait "$prebuild_pid" || status=$?
   prebuild_pid=
-  cat "$prebuild_log" >&2
+  cat "$prebuild_later_log" >&2
   return $status
 }
 stop_prebuild() {
   [ -n "$prebuild_pid" ] || return 0
   kill -TERM -- "-$prebuild_pid" 2>/dev/null || kill -TERM "$prebuild_pid" 2>/dev/null || true
   wait "$prebuild_pid" 2>/dev/null || true
+  prebuild_pid=
 }
 
 # stop_demo_build: ends the background build make demo started, if it still
@@ -203,7 +226,11 @@ run_e2e() {
   if [ $status != 0 ] && [ $started = 1 ]; then dump_cluster_logs; fi
   if [ $started = 1 ]; then phase cluster-down "$CLUSTER_HACK_DIR/down.sh"; fi
   # Only a run that started its own cluster may start others.
-  if [ $status = 0 ] && [ $started = 1 ]; then phase e2e-components components_e2e || status=$?; fi
+  if [ $status = 0 ] && [ $started = 1 ]; then
+    if [ -n "$prebuild_pid" ]; then phase cluster-build-later wait_prebuild_later || status=$?; fi
+    [ $status != 0 ] || phase e2e-components components_e2e || status=$?
+  fi
+  stop_prebuild
   return $status
 }
 
