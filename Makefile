@@ -89,7 +89,7 @@ bench-get: ## Count and time `easyai get` of a job of 1,000 replicas against `ku
 	test/bench/get.sh
 
 .PHONY: bench-logs
-bench-logs: ## Follow 512 replicas' logs with easyai and kubectl in a cluster of its own (lines, memory, CPU); writes docs/benchmarks.md.
+bench-logs: ## Follow 512 replicas' logs with easyai and kubectl in a cluster of its own (lines, memory, CPU; BENCH_KIND=trainjob or volcano: of that kind's job); writes docs/benchmarks.md.
 	test/bench/logs.sh
 
 .PHONY: bench-demo

@@ -25,7 +25,14 @@
 # logs -f` follows one replica, the chief or the one -i names, not every one.) Writes the medians
 # between the logs markers of docs/benchmarks.md.
 #
+# BENCH_KIND=trainjob or volcano makes the job a Kubeflow Trainer TrainJob of
+# BENCH_REPLICAS nodes or a Volcano Job of one task of BENCH_REPLICAS
+# replicas instead (their pods as the JobSet and Volcano controllers name and
+# label them; no operator runs), kubectl following that kind's pod label, and
+# writes between the "logs-trainjob" or "logs-volcano" markers.
+#
 # Knobs (environment):
+#   BENCH_KIND=tf             tf, trainjob or volcano
 #   BENCH_REPLICAS=512        replicas of the job (1 PS + the rest workers)
 #   BENCH_LOG_LINES=2000      lines each replica prints
 #   BENCH_RUNS=3              backlog runs of each follower
@@ -41,6 +48,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+BENCH_KIND=${BENCH_KIND:-tf}
 BENCH_REPLICAS=${BENCH_REPLICAS:-512}
 BENCH_LOG_LINES=${BENCH_LOG_LINES:-2000}
 BENCH_RUNS=${BENCH_RUNS:-3}
@@ -50,6 +58,14 @@ BENCH_OPEN_WAIT=${BENCH_OPEN_WAIT:-180}
 BENCH_IDLE=${BENCH_IDLE:-30s}
 BENCH_DOC=${BENCH_DOC-docs/benchmarks.md}
 [ "$BENCH_REPLICAS" -ge 2 ] || bdie "BENCH_REPLICAS must be at least 2 (1 PS and a worker)"
+# The kind's pod label, its replicas' container, what the results call it,
+# and where they go.
+case "$BENCH_KIND" in
+  tf) POD_LABEL=training.kubeflow.org/job-name CONTAINER=tensorflow WHAT="one TFJob of $BENCH_REPLICAS replicas" MARK=logs ;;
+  trainjob) POD_LABEL=jobset.sigs.k8s.io/jobset-name CONTAINER=node WHAT="one TrainJob (torch-distributed) of $BENCH_REPLICAS nodes" MARK=logs-trainjob ;;
+  volcano) POD_LABEL=volcano.sh/job-name CONTAINER=worker WHAT="one Volcano Job of one task of $BENCH_REPLICAS replicas" MARK=logs-volcano ;;
+  *) bdie "BENCH_KIND=$BENCH_KIND: not tf, trainjob or volcano" ;;
+esac
 
 bench_cluster_up logs
 
@@ -60,7 +76,7 @@ NS=bench-logs-0 JOB=bench-0000
 nodes=$("$KUBECTL" get nodes -o name | sed -n 's|^node/\(kwok-node-.*\)|\1|p' | paste -sd, -)
 [ -n "$nodes" ] || bdie "the cluster has no fake nodes"
 blog "making $JOB in $NS: $BENCH_REPLICAS replicas on the fake nodes $nodes"
-"$FILL" -jobs 1 -workers $((BENCH_REPLICAS - 1)) -namespaces 1 -namespace-prefix bench-logs- -nodes "$nodes"
+"$FILL" -kind "$BENCH_KIND" -jobs 1 -workers $((BENCH_REPLICAS - 1)) -namespaces 1 -namespace-prefix bench-logs- -nodes "$nodes"
 
 # kwok watches the file with inotify for every followed stream: more streams
 # than the user's inotify instances (128 by default) do not follow.
@@ -87,17 +103,18 @@ spec:
   selector:
     matchNamespaces: [$NS]
   logs:
-  - containers: [tensorflow]
+  - containers: [$CONTAINER]
     logsFile: $LOG
     follow: true
 EOF
 
 blog "waiting for the $BENCH_REPLICAS pods to run"
-"$KUBECTL" wait pods -n "$NS" -l "training.kubeflow.org/job-name=$JOB" \
+"$KUBECTL" wait pods -n "$NS" -l "$POD_LABEL=$JOB" \
   --for=jsonpath='{.status.phase}'=Running --timeout=600s >/dev/null
-running=$("$KUBECTL" get pods -n "$NS" -l "training.kubeflow.org/job-name=$JOB" --no-headers | grep -c ' Running ')
+running=$("$KUBECTL" get pods -n "$NS" -l "$POD_LABEL=$JOB" --no-headers | grep -c ' Running ')
 [ "$running" = "$BENCH_REPLICAS" ] || bdie "$running pods run, not $BENCH_REPLICAS"
-"$KUBECTL" logs -n "$NS" "$JOB-worker-0" --tail=1 | grep -q "seq=$BENCH_LOG_LINES " ||
+first_pod=$("$KUBECTL" get pods -n "$NS" -l "$POD_LABEL=$JOB" -o name | head -n 1)
+"$KUBECTL" logs -n "$NS" "$first_pod" --tail=1 | grep -q "seq=$BENCH_LOG_LINES " ||
   bdie "kwok does not serve the replicas' log"
 
 # log_streams: the pod log streams the API server holds open (its
@@ -151,9 +168,9 @@ follow() {
     tail -n 3 "$WORK/stderr" >&2
   fi
 }
-run_easyai() { follow "easyai$1" "$EASYAI" logs -f "tf/$JOB" -n "$NS" --max-log-requests "$BENCH_REPLICAS"; }
+run_easyai() { follow "easyai$1" "$EASYAI" logs -f "$BENCH_KIND/$JOB" -n "$NS" --max-log-requests "$BENCH_REPLICAS"; }
 run_kubectl() {
-  follow "kubectl$1" "$KUBECTL" logs -f -n "$NS" -l "training.kubeflow.org/job-name=$JOB" --prefix --tail=-1 \
+  follow "kubectl$1" "$KUBECTL" logs -f -n "$NS" -l "$POD_LABEL=$JOB" --prefix --tail=-1 \
     --max-log-requests "$BENCH_REPLICAS"
 }
 last_run() { tail -n 1 "$WORK/$1" | awk '{ printf "%.1fs, %.0f MiB, CPU %.2fs, %d lines (%d duplicated, %d lost)", $1, $2 / 1024, $3, $4, $5, $6 }'; }
@@ -186,7 +203,7 @@ row() {
   M=$m PL=$(awk -v c="$c" -v n="$del" 'BEGIN { printf "%.1f", n ? c * 1e6 / n : 0 }')
   echo "| $2 | $(secs "$t") s | $(secs "$tmin") – $(secs "$tmax") s | **$(mib "$m") MiB** | $(mib "$mmin") – $(mib "$mmax") MiB | $(secs "$c") s | **$PL µs** | $del | $DUP | $LOST |" >"$WORK/$1.row"
 }
-easyai_label="\`easyai logs -f tf/$JOB\`"
+easyai_label="\`easyai logs -f $BENCH_KIND/$JOB\`"
 kubectl_label="\`kubectl logs -f -l ... --prefix --max-log-requests $BENCH_REPLICAS\`"
 row easyai "$easyai_label"; e_m=$M e_pl=$PL e_dup=$DUP e_lost=$LOST
 row kubectl "$kubectl_label"; k_m=$M k_pl=$PL
@@ -206,10 +223,10 @@ header="| follower | median time to the last line | min – max | median peak RS
 runs() { awk '{ printf "%s%.1f s / %.0f MiB / CPU %.2f s / %d lines", (NR > 1 ? ", " : ""), $1, $2 / 1024, $3, $4 }' "$WORK/$1"; }
 results=$WORK/results.md
 cat >"$results" <<EOF
-<!-- BEGIN logs results: written by test/bench/logs.sh, do not edit by hand -->
+<!-- BEGIN $MARK results: written by test/bench/logs.sh, do not edit by hand -->
 Measured on $(date -u +%F): $machine; cluster Kubernetes
 $(module_version "$TOOLS_DIR/kube" k8s.io/kubernetes) (kubectl of the same version), kwok serving the logs.
-Data: one TFJob of $BENCH_REPLICAS replicas, each printing the same $BENCH_LOG_LINES lines
+Data: $WHAT, each printing the same $BENCH_LOG_LINES lines
 ($(du -k "$LOG" | cut -f1) KiB), $expected lines in all.
 Load average (1, 5, 15 min) $load_before before the runs, $load_after after.
 
@@ -231,6 +248,6 @@ Targets: $live_verdict.
 
 Every run (time to the last line / peak RSS / CPU / lines): backlog: easyai $(runs easyai); kubectl $(runs kubectl);
 live: easyai $(runs easyai-live); kubectl $(runs kubectl-live).
-<!-- END logs results -->
+<!-- END $MARK results -->
 EOF
-bench_write logs "$results"
+bench_write "$MARK" "$results"

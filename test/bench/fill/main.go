@@ -15,6 +15,12 @@
 // training-operator (EASYAI_CLUSTER_OPERATORS=none), so the jobs stay as
 // written.
 //
+// -kind trainjob or -kind volcano makes Kubeflow Trainer TrainJobs
+// (torch-distributed, -workers+1 nodes) or Volcano Jobs (one task of
+// -workers+1 replicas) instead, with their pods named and labelled as the
+// JobSet and Volcano controllers make them (the logs benchmark of those
+// kinds); their jobs get no status.
+//
 // It is idempotent: objects that exist are kept (a job's status is written
 // when it is not running yet), so a second run only completes what is missing.
 package main
@@ -39,6 +45,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -71,6 +78,7 @@ type options struct {
 	nodes       []string
 	pods        bool
 	arenaLabels bool
+	kind        string
 }
 
 func main() {
@@ -85,11 +93,16 @@ func main() {
 	flag.IntVar(&o.burst, "burst", 2000, "client-side rate limit burst")
 	flag.BoolVar(&o.pods, "pods", true, "create the jobs' pods too")
 	flag.BoolVar(&o.arenaLabels, "arena-labels", true, "label jobs and pods as arena's charts do (app=tfjob, release=<job>), so that arena sees them")
+	flag.StringVar(&o.kind, "kind", "tf", "the jobs' kind: tf (TFJobs), trainjob (Kubeflow Trainer TrainJobs) or volcano (Volcano Jobs)")
 	flag.Func("nodes", "comma-separated nodes to bind the pods to, in turn (fake nodes then run them); without it the pods stay Pending", func(v string) error {
 		o.nodes = strings.Split(v, ",")
 		return nil
 	})
 	flag.Parse()
+	if o.kind != "tf" && o.kind != "trainjob" && o.kind != "volcano" {
+		fmt.Fprintf(os.Stderr, "fill: -kind %q: not tf, trainjob or volcano\n", o.kind)
+		os.Exit(2)
+	}
 	if err := run(context.Background(), &o); err != nil {
 		fmt.Fprintln(os.Stderr, "fill:", err)
 		os.Exit(1)
@@ -117,7 +130,11 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	f := &filler{o: o, tf: tf, kube: kube}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	f := &filler{o: o, tf: tf, kube: kube, dynamic: dyn}
 
 	start := time.Now()
 	if err := f.namespaces(ctx); err != nil {
@@ -161,16 +178,17 @@ feed:
 	if !o.pods {
 		pods = 0
 	}
-	logf("done: %d TFJobs and %d pods in %d namespaces in %s (jobs created %d, statuses written %d, pods created %d; the rest existed)",
-		o.jobs, pods, o.namespaces, since(start),
+	logf("done: %d %s jobs and %d pods in %d namespaces in %s (jobs created %d, statuses written %d, pods created %d; the rest existed)",
+		o.jobs, o.kind, pods, o.namespaces, since(start),
 		f.jobsCreated.Load(), f.statuses.Load(), f.podsCreated.Load())
 	return nil
 }
 
 type filler struct {
-	o    *options
-	tf   tfclient.Interface
-	kube kubernetes.Interface
+	o       *options
+	tf      tfclient.Interface
+	kube    kubernetes.Interface
+	dynamic dynamic.Interface
 
 	done, jobsCreated, statuses, podsCreated atomic.Int64
 }
@@ -212,6 +230,9 @@ func (f *filler) namespaces(ctx context.Context) error {
 func (f *filler) job(ctx context.Context, i int) error {
 	ns, name := f.namespace(i), fmt.Sprintf("bench-%04d", i)
 	user := users[i%len(users)]
+	if f.o.kind != "tf" {
+		return f.otherJob(ctx, ns, name, user, i)
+	}
 	tfjob, err := f.tf.KubeflowV1().TFJobs(ns).Create(ctx, f.tfjob(ns, name, user, i), metav1.CreateOptions{})
 	switch {
 	case err == nil:
