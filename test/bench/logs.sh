@@ -113,7 +113,7 @@ blog "waiting for the $BENCH_REPLICAS pods to run"
   --for=jsonpath='{.status.phase}'=Running --timeout=600s >/dev/null
 running=$("$KUBECTL" get pods -n "$NS" -l "$POD_LABEL=$JOB" --no-headers | grep -c ' Running ')
 [ "$running" = "$BENCH_REPLICAS" ] || bdie "$running pods run, not $BENCH_REPLICAS"
-first_pod=$("$KUBECTL" get pods -n "$NS" -l "$POD_LABEL=$JOB" -o name | head -n 1)
+first_pod=$("$KUBECTL" get pods -n "$NS" -l "$POD_LABEL=$JOB" -o jsonpath='{.items[0].metadata.name}')
 "$KUBECTL" logs -n "$NS" "$first_pod" --tail=1 | grep -q "seq=$BENCH_LOG_LINES " ||
   bdie "kwok does not serve the replicas' log"
 
