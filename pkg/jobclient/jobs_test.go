@@ -679,9 +679,26 @@ func TestPodReasons(t *testing.T) {
 	c := &jobclient.Client{Dynamic: jobclienttest.Dynamic(), Kube: kc, Kinds: jobclienttest.Registry()}
 	jobs := []jobclient.Listed{job("crash", jobmodel.Running), job("mounting", jobmodel.Pending), job("queued", jobmodel.Pending),
 		job("done", jobmodel.Succeeded), job("quiet", jobmodel.Running), job("gone", jobmodel.Failed)}
-	got, err := c.PodReasons(ctx, "team-a", jobs)
+	got, err := c.PodReasons(ctx, "team-a", jobs, nil)
 	want := []string{"worker-1: CrashLoopBackOff (+1 more)", "worker-0: FailedMount", "worker-0: Unschedulable", "", "", ""}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, %v\nwant %q", got, err, want)
+	}
+	// The same from the table read ahead, beside list's LISTs: the pods
+	// are listed once.
+	before := len(kc.Actions())
+	rows := c.PodRowsAhead(ctx, "team-a")
+	got, err = c.PodReasons(ctx, "team-a", jobs, rows)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("read ahead: got %q, %v\nwant %q", got, err, want)
+	}
+	podLists := 0
+	for _, a := range kc.Actions()[before:] {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
+			podLists++
+		}
+	}
+	if podLists != 1 {
+		t.Errorf("read ahead: %d lists of pods, want 1", podLists)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -12,6 +13,26 @@ import (
 	"github.com/easyai-dev/easyai/pkg/jobmodel"
 	"github.com/easyai-dev/easyai/pkg/kube"
 )
+
+// PodRowsAhead starts reading the pods of namespace as the API server's
+// table (kube.PodRows) while the caller does something else (list's LISTs
+// of jobs: the table then costs no round trip of its own), and returns
+// what waits for them.
+func (c *Client) PodRowsAhead(ctx context.Context, namespace string) func() ([]kube.PodRow, error) {
+	type result struct {
+		rows []kube.PodRow
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rows, err := kube.PodRows(ctx, c.Kube, namespace)
+		done <- result{rows, err}
+	}()
+	return sync.OnceValues(func() ([]kube.PodRow, error) {
+		r := <-done
+		return r.rows, r.err
+	})
+}
 
 // quietStatuses are the pod statuses (kubectl's STATUS column) that say
 // nothing is wrong, or not yet: running, done, being made or stopped.
@@ -28,13 +49,18 @@ var quietStatuses = map[string]bool{
 // (Unschedulable) or FailedMount (a missing Secret or ConfigMap) events.
 // The result is indexed like jobs; "" where nothing is wrong, or the job
 // succeeded. An error means the pods could not be read.
-func (c *Client) PodReasons(ctx context.Context, namespace string, jobs []Listed) ([]string, error) {
-	rows, err := kube.PodRows(ctx, c.Kube, namespace)
+//
+// rows, when not nil, gives the table of pods read ahead (PodRowsAhead).
+func (c *Client) PodReasons(ctx context.Context, namespace string, jobs []Listed, rows func() ([]kube.PodRow, error)) ([]string, error) {
+	if rows == nil {
+		rows = func() ([]kube.PodRow, error) { return kube.PodRows(ctx, c.Kube, namespace) }
+	}
+	all, err := rows()
 	if err != nil {
 		return nil, err
 	}
 	byNamespace := map[string][]kube.PodRow{}
-	for _, r := range rows {
+	for _, r := range all {
 		byNamespace[r.Namespace] = append(byNamespace[r.Namespace], r)
 	}
 	for _, rs := range byNamespace {

@@ -264,6 +264,13 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 		}
 	}
 	lo.States = withKueueHeld(opts.States)
+	// The table of a namespace's pods is read beside the LISTs of its jobs,
+	// not after them. (Across namespaces it is pages of every pod of the
+	// cluster: read after, only when there are jobs.)
+	var rows func() ([]kube.PodRow, error)
+	if opts.PodReasons && client.Kube != nil && lo.Namespace != "" {
+		rows = client.PodRowsAhead(ctx, lo.Namespace)
+	}
 	res, err := client.List(ctx, lo)
 	if err != nil {
 		return nil, err
@@ -281,7 +288,7 @@ func (p *Platform) List(ctx context.Context, opts platform.ListOptions) ([]*plat
 		out[i] = &platform.Job{Item: jobclient.ItemOf(j, now), Handle: &handle{kind: j.Kind}}
 	}
 	if opts.PodReasons && len(res.Jobs) > 0 && client.Kube != nil {
-		reasons, err := client.PodReasons(ctx, lo.Namespace, res.Jobs)
+		reasons, err := client.PodReasons(ctx, lo.Namespace, res.Jobs, rows)
 		switch {
 		case kube.Refused(err):
 			fmt.Fprintf(p.Notes, "Warning: cannot list pods %s: forbidden; REASON is the operators' own\n", where)
