@@ -77,8 +77,7 @@ var otherKinds = map[string]otherKind{
 
 // otherJob creates job i of -kind trainjob or volcano (no status: no
 // controller runs), then its pods, -workers+1 of them.
-func (f *filler) otherJob(ctx context.Context, ns, name, user string, i int) error {
-	k := otherKinds[f.o.kind]
+func (f *filler) otherJob(ctx context.Context, k otherKind, ns, name, user string, i int) error {
 	replicas := 1 + f.o.workers
 	labels := f.labels(name, user, i)
 	labels[jobmodel.KindLabel] = k.easyai

@@ -56,6 +56,7 @@ import (
 
 const (
 	gpuResource   = corev1.ResourceName("nvidia.com/gpu")
+	tfKind        = "tf"               // -kind's default: TFJobs
 	controller    = "tfjob-controller" // the operator's OperatorNameLabel value for TFJobs
 	cliVersion    = "v0.1.0-bench"
 	noScheduler   = "easyai-bench-no-scheduler"
@@ -93,13 +94,13 @@ func main() {
 	flag.IntVar(&o.burst, "burst", 2000, "client-side rate limit burst")
 	flag.BoolVar(&o.pods, "pods", true, "create the jobs' pods too")
 	flag.BoolVar(&o.arenaLabels, "arena-labels", true, "label jobs and pods as arena's charts do (app=tfjob, release=<job>), so that arena sees them")
-	flag.StringVar(&o.kind, "kind", "tf", "the jobs' kind: tf (TFJobs), trainjob (Kubeflow Trainer TrainJobs) or volcano (Volcano Jobs)")
+	flag.StringVar(&o.kind, "kind", tfKind, "the jobs' kind: tf (TFJobs), trainjob (Kubeflow Trainer TrainJobs) or volcano (Volcano Jobs)")
 	flag.Func("nodes", "comma-separated nodes to bind the pods to, in turn (fake nodes then run them); without it the pods stay Pending", func(v string) error {
 		o.nodes = strings.Split(v, ",")
 		return nil
 	})
 	flag.Parse()
-	if o.kind != "tf" && o.kind != "trainjob" && o.kind != "volcano" {
+	if _, other := otherKinds[o.kind]; !other && o.kind != tfKind {
 		fmt.Fprintf(os.Stderr, "fill: -kind %q: not tf, trainjob or volcano\n", o.kind)
 		os.Exit(2)
 	}
@@ -230,8 +231,8 @@ func (f *filler) namespaces(ctx context.Context) error {
 func (f *filler) job(ctx context.Context, i int) error {
 	ns, name := f.namespace(i), fmt.Sprintf("bench-%04d", i)
 	user := users[i%len(users)]
-	if f.o.kind != "tf" {
-		return f.otherJob(ctx, ns, name, user, i)
+	if k, other := otherKinds[f.o.kind]; other {
+		return f.otherJob(ctx, k, ns, name, user, i)
 	}
 	tfjob, err := f.tf.KubeflowV1().TFJobs(ns).Create(ctx, f.tfjob(ns, name, user, i), metav1.CreateOptions{})
 	switch {
