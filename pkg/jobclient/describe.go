@@ -65,14 +65,15 @@ func (c *Client) Describe(ctx context.Context, k kinds.Kind, obj *unstructured.U
 	if err != nil {
 		return nil, err
 	}
-	pods, err := c.jobPods(ctx, k, obj, d.Summary.Status.State, warnings)
+	objects := jobObjects(k, obj)
+	pods, err := c.jobPods(ctx, k, obj, d.Summary.Status.State, gangWaited(objects, warnings))
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s: %w", k.Name(), name, err)
 	}
 	if d.Replicas, err = k.Replicas(obj, pods); err != nil {
 		return nil, err
 	}
-	d.Events = eventsOf(k, obj, d.Replicas, pods, warnings)
+	d.Events = eventsOf(objects, d.Replicas, pods, warnings)
 	d.Events = dropPassedGangWaits(d.Events, gangScheduledAt(d.Summary.Status.State, d.Replicas, pods))
 	reasonsFromEvents(d.Replicas, d.Events)
 	d.LastLines = c.lastLines(ctx, ns, d.Replicas, pods)
@@ -120,9 +121,9 @@ func storageOf(obj *unstructured.Unstructured, details []jobmodel.Detail) (*jobm
 // whole status details), they are read whole but for their specs
 // (kube.LeanPods), with one more request. A gang that waited needs its
 // pods' PodScheduled times (gangScheduledAt), which no table holds.
-func (c *Client) jobPods(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, state jobmodel.State, warnings []warning) ([]corev1.Pod, error) {
+func (c *Client) jobPods(ctx context.Context, k kinds.Kind, obj *unstructured.Unstructured, state jobmodel.State, gangWaited bool) ([]corev1.Pod, error) {
 	ns, selector := obj.GetNamespace(), k.PodSelector(obj.GetName())
-	if state == jobmodel.Running && !gangWaited(jobObjects(k, obj), warnings) {
+	if state == jobmodel.Running && !gangWaited {
 		pods, ok, err := kube.RunningPods(ctx, c.Kube, ns, selector)
 		if err != nil || ok {
 			return pods, err
@@ -191,10 +192,9 @@ func gangWaited(objectOf map[string]string, warnings []warning) bool {
 	return false
 }
 
-// eventsOf keeps of the namespace's warnings those of the job, its pods,
-// its PodGroup and the objects its operator makes between the job and its
-// pods, oldest first.
-func eventsOf(k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.Replica, pods []corev1.Pod, warnings []warning) []jobmodel.Event {
+// eventsOf keeps of the namespace's warnings those of the job's own
+// objects (jobObjects) and of its pods, oldest first.
+func eventsOf(objects map[string]string, replicas []jobmodel.Replica, pods []corev1.Pod, warnings []warning) []jobmodel.Event {
 	objectOf := map[string]string{}
 	for i := range pods {
 		objectOf["Pod/"+pods[i].Name] = "pod/" + pods[i].Name
@@ -204,7 +204,7 @@ func eventsOf(k kinds.Kind, obj *unstructured.Unstructured, replicas []jobmodel.
 			objectOf["Pod/"+r.Pod] = r.Task
 		}
 	}
-	for involved, object := range jobObjects(k, obj) {
+	for involved, object := range objects {
 		objectOf[involved] = object
 	}
 	var out []jobmodel.Event

@@ -27,7 +27,7 @@ import (
 // details), when the server cannot answer in a table, or when the client
 // has no REST client of its own (client-go's fake): LeanPods then reads
 // the pods. A refusal, or any other failure, is the API's error.
-func RunningPods(ctx context.Context, kc kubernetes.Interface, namespace, selector string) (pods []corev1.Pod, ok bool, err error) {
+func RunningPods(ctx context.Context, kc kubernetes.Interface, namespace, selector string) ([]corev1.Pod, bool, error) {
 	rc, isREST := kc.CoreV1().RESTClient().(*rest.RESTClient)
 	if !isREST || rc == nil {
 		return nil, false, nil
@@ -41,11 +41,7 @@ func RunningPods(ctx context.Context, kc kubernetes.Interface, namespace, select
 	case err != nil:
 		return nil, false, err
 	}
-	pods, ok, err = RunningPodsOfTable(raw)
-	if err != nil {
-		return nil, false, err
-	}
-	return pods, ok, nil
+	return RunningPodsOfTable(raw)
 }
 
 // RunningPodsOfTable reads a table of pods as RunningPods does. An answer

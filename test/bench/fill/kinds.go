@@ -118,18 +118,11 @@ func (f *filler) otherJob(ctx context.Context, k otherKind, ns, name, user strin
 				Spec: spec,
 			}
 			pod.OwnerReferences[0].Controller = ptr.To(true)
-			_, err := f.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-			switch {
-			case err == nil:
-				f.podsCreated.Add(1)
-			case apierrors.IsAlreadyExists(err):
-			default:
-				return fmt.Errorf("pod %s/%s: %w", ns, podName, err)
+			if err := f.createPod(ctx, pod); err != nil {
+				return err
 			}
 		}
 	}
-	if n := f.done.Add(1); n%200 == 0 || int(n) == f.o.jobs {
-		logf("%d/%d jobs filled", n, f.o.jobs)
-	}
+	f.jobDone()
 	return nil
 }

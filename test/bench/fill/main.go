@@ -252,26 +252,35 @@ func (f *filler) job(ctx context.Context, i int) error {
 		}
 		f.statuses.Add(1)
 	}
-	if !f.o.pods {
-		if n := f.done.Add(1); n%200 == 0 || int(n) == f.o.jobs {
-			logf("%d/%d jobs filled", n, f.o.jobs)
-		}
-		return nil
-	}
-	for _, p := range f.pods(tfjob) {
-		_, err := f.kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
-		switch {
-		case err == nil:
-			f.podsCreated.Add(1)
-		case apierrors.IsAlreadyExists(err):
-		default:
-			return fmt.Errorf("pod %s/%s: %w", ns, p.Name, err)
+	if f.o.pods {
+		for _, p := range f.pods(tfjob) {
+			if err := f.createPod(ctx, p); err != nil {
+				return err
+			}
 		}
 	}
+	f.jobDone()
+	return nil
+}
+
+// createPod creates p unless it exists.
+func (f *filler) createPod(ctx context.Context, p *corev1.Pod) error {
+	_, err := f.kube.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		f.podsCreated.Add(1)
+	case apierrors.IsAlreadyExists(err):
+	default:
+		return fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	return nil
+}
+
+// jobDone counts a job filled, and says so every 200 and at the last.
+func (f *filler) jobDone() {
 	if n := f.done.Add(1); n%200 == 0 || int(n) == f.o.jobs {
 		logf("%d/%d jobs filled", n, f.o.jobs)
 	}
-	return nil
 }
 
 func running(j *kubeflowv1.TFJob) bool {
