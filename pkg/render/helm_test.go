@@ -6,11 +6,12 @@ import (
 	"sort"
 	"testing"
 
-	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/cli/values"
-	"helm.sh/helm/v3/pkg/getter"
-	"helm.sh/helm/v3/pkg/releaseutil"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/cli/values"
+	"helm.sh/helm/v4/pkg/getter"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -37,16 +38,19 @@ func helmTemplate(t *testing.T, chartName, releaseName string, valueFiles, set [
 		t.Fatal(err)
 	}
 
-	install := action.NewInstall(&action.Configuration{Log: t.Logf})
-	install.DryRun = true
-	install.ClientOnly = true
+	install := action.NewInstall(action.NewConfiguration())
+	install.DryRunStrategy = action.DryRunClient
 	install.Replace = true
 	install.IncludeCRDs = true
 	install.ReleaseName = releaseName
 	install.Namespace = Namespace
-	rel, err := install.Run(c, vals)
+	r, err := install.Run(c, vals)
 	if err != nil {
 		t.Fatal(err)
+	}
+	rel, ok := r.(*release.Release)
+	if !ok {
+		t.Fatalf("helm's install returned a %T", r)
 	}
 	manifests := releaseutil.SplitManifests(rel.Manifest)
 	names := make([]string, 0, len(manifests))

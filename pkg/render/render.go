@@ -18,12 +18,15 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
-	"helm.sh/helm/v3/pkg/releaseutil"
-	"helm.sh/helm/v3/pkg/strvals"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartutil "helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartv2util "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"helm.sh/helm/v4/pkg/strvals"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -189,7 +192,7 @@ func withoutNulls(m map[string]any) map[string]any {
 		case nil:
 		case map[string]any:
 			out[k] = withoutNulls(v)
-		case chartutil.Values:
+		case common.Values:
 			out[k] = withoutNulls(v)
 		default:
 			out[k] = v
@@ -212,7 +215,7 @@ func isEmptyTable(m map[string]any) bool {
 type prepared struct {
 	req          Request
 	chart        *chart.Chart
-	renderValues chartutil.Values
+	renderValues common.Values
 }
 
 func prepare(req Request) (*prepared, error) {
@@ -232,7 +235,7 @@ func prepare(req Request) (*prepared, error) {
 	}
 	// As helm install/template do: dependency conditions, tags and
 	// import-values, then the chart's defaults under the user's values.
-	if err := chartutil.ProcessDependenciesWithMerge(c, vals); err != nil {
+	if err := chartv2util.ProcessDependencies(c, vals); err != nil {
 		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
 	}
 	merged, err := chartutil.CoalesceValues(c, vals)
@@ -240,7 +243,7 @@ func prepare(req Request) (*prepared, error) {
 		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
 	}
 	// The release is named after the job.
-	options := chartutil.ReleaseOptions{Name: releaseName(merged), Namespace: Namespace, Revision: 1, IsInstall: true}
+	options := common.ReleaseOptions{Name: releaseName(merged), Namespace: Namespace, Revision: 1, IsInstall: true}
 	rv, err := chartutil.ToRenderValues(c, vals, options, nil)
 	if err != nil {
 		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
@@ -248,7 +251,7 @@ func prepare(req Request) (*prepared, error) {
 	return &prepared{req: req, chart: c, renderValues: rv}, nil
 }
 
-func releaseName(vals chartutil.Values) string {
+func releaseName(vals common.Values) string {
 	switch name := vals["name"].(type) {
 	case nil:
 		return ""
@@ -279,7 +282,7 @@ func loadChart(req Request) (*chart.Chart, error) {
 
 // loadFS loads a chart from the files of its folder.
 func loadFS(fsys fs.FS) (*chart.Chart, error) {
-	var files []*loader.BufferedFile
+	var files []*archive.BufferedFile
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -288,7 +291,7 @@ func loadFS(fsys fs.FS) (*chart.Chart, error) {
 		if err != nil {
 			return err
 		}
-		files = append(files, &loader.BufferedFile{Name: name, Data: data})
+		files = append(files, &archive.BufferedFile{Name: name, Data: data})
 		return nil
 	})
 	if err != nil {
