@@ -32,6 +32,8 @@ require github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2
 
 require github.com/robfig/cron/v3 v3.0.1
 
+require github.com/google/jsonschema-go v0.4.3
+
 require (
 	github.com/ProtonMail/go-crypto v1.3.0 // indirect
 	github.com/cloudflare/circl v1.6.1 // indirect

@@ -1,8 +1,10 @@
 // Package render turns a job chart and values into the job objects easyai
-// submits. Charts are Helm v3 charts rendered in process, the way
-// "helm template" renders them: the kind's embedded chart, or a team's own
-// chart directory (--chart), with easyai's library chart (easyai-lib)
-// supplied when the chart depends on it without vendoring it. Every rendered
+// submits. Charts are Helm charts (apiVersion v2) rendered in process with
+// Helm's engine, the way "helm template" renders them: the kind's embedded
+// chart, or a team's own chart directory (--chart), with easyai's library
+// chart (easyai-lib) supplied when the chart depends on it without
+// vendoring it. The values are worked out by values.go and checked against
+// the charts' values.schema.json by schema.go. Every rendered
 // object is strictly decoded into its kind's API type, so that a misspelt
 // field is an error instead of something the API server drops.
 package render
@@ -19,11 +21,9 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"helm.sh/helm/v4/pkg/chart/common"
-	chartutil "helm.sh/helm/v4/pkg/chart/common/util"
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	chartv2util "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
@@ -235,16 +235,16 @@ func prepare(req Request) (*prepared, error) {
 	}
 	// As helm install/template do: dependency conditions, tags and
 	// import-values, then the chart's defaults under the user's values.
-	if err := chartv2util.ProcessDependencies(c, vals); err != nil {
+	if err := processDependencies(c, vals); err != nil {
 		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
 	}
-	merged, err := chartutil.CoalesceValues(c, vals)
+	merged, err := chartValues(c, vals, false)
 	if err != nil {
 		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
 	}
 	// The release is named after the job.
 	options := common.ReleaseOptions{Name: releaseName(merged), Namespace: Namespace, Revision: 1, IsInstall: true}
-	rv, err := chartutil.ToRenderValues(c, vals, options, nil)
+	rv, err := renderValues(c, vals, options)
 	if err != nil {
 		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
 	}
