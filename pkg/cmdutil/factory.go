@@ -28,6 +28,11 @@ type Factory struct {
 	Now func() time.Time
 	// ExecutableName is how help and hints name the binary ("easyai").
 	ExecutableName string
+	// DeferFlags lets a command whose flags cost something to declare (a
+	// submit kind's) declare them only when it is the command that runs or
+	// whose help or completions are asked for (DeferFlags, DeclareFlags).
+	// Main sets it; a tree built without it declares every flag at once.
+	DeferFlags bool
 	// CommandPath is the command running ("easyai logs"), for messages
 	// (set by the root command before it runs).
 	CommandPath string

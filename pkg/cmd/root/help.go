@@ -69,6 +69,8 @@ func findCommand(root *cobra.Command, args []string) (*cobra.Command, []string, 
 func rejectHelpOfUnknown(root *cobra.Command) {
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		// "easyai help submit tf": the help names the flags.
+		cmdutil.DeclareFlags(c)
 		if helpOfUnknown(c) != nil {
 			return
 		}
@@ -102,13 +104,29 @@ func helpOfUnknown(c *cobra.Command) error {
 	return nil
 }
 
-// execute runs the command tree as Main does: cobra's Execute, whose
-// --help after an unknown command (rejectHelpOfUnknown) is that command's
-// usage error.
-func execute(ctx context.Context, root *cobra.Command) error {
+// execute runs the command tree on args as Main does: cobra's Execute,
+// whose --help after an unknown command (rejectHelpOfUnknown) is that
+// command's usage error. The command args name, or whose completions they
+// ask for, has its deferred flags declared first (cmdutil.DeferFlags).
+func execute(ctx context.Context, root *cobra.Command, args []string) error {
+	root.SetArgs(args)
+	cmdutil.DeclareFlags(commandToRun(root, args))
 	c, err := root.ExecuteContextC(ctx)
 	if err != nil {
 		return err
 	}
 	return helpOfUnknown(c)
+}
+
+// commandToRun is the command args run, or whose flags and arguments they
+// complete (cobra's __complete); the root when they name none.
+func commandToRun(root *cobra.Command, args []string) *cobra.Command {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		args = args[1:]
+	}
+	c, _, err := root.Find(args)
+	if err != nil {
+		return root
+	}
+	return c
 }

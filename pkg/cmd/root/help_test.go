@@ -17,9 +17,9 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	f := factory.New()
 	io, _, out, errOut := iostreams.Test()
 	f.IOStreams = io
+	f.DeferFlags = true
 	cmd := NewCmdRoot(f)
-	cmd.SetArgs(args)
-	if err := execute(context.Background(), cmd); err != nil {
+	if err := execute(context.Background(), cmd, args); err != nil {
 		return printError(f, err), out.String(), errOut.String()
 	}
 	return 0, out.String(), errOut.String()

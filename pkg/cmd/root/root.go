@@ -255,8 +255,9 @@ func Main() int {
 	defer stop()
 	f := factory.New()
 	f.ExecutableName = executableName(os.Args[0])
+	f.DeferFlags = true
 	cmd := NewCmdRoot(f)
-	err := execute(ctx, cmd)
+	err := execute(ctx, cmd, os.Args[1:])
 	if err == nil {
 		return exit.OK
 	}

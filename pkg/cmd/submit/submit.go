@@ -122,11 +122,13 @@ every replica; the operator injects the framework's environment.`, gvk.Kind, k.O
 	if doc, ok := k.(kinds.SubmitDoc); ok {
 		cmd.Long = doc.SubmitLong()
 	}
-	addCommonFlags(cmd, o)
-	o.Request.KindValues = k.SubmitFlags(cmd.Flags())
-	if lister, ok := k.(kinds.RuntimeLister); ok && cmd.Flags().Lookup("runtime") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("runtime", completeRuntimes(f, lister))
-	}
+	cmdutil.DeferFlags(f, cmd, func() {
+		addCommonFlags(cmd, o)
+		o.Request.KindValues = k.SubmitFlags(cmd.Flags())
+		if lister, ok := k.(kinds.RuntimeLister); ok && cmd.Flags().Lookup("runtime") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("runtime", completeRuntimes(f, lister))
+		}
+	})
 	return cmd
 }
 
