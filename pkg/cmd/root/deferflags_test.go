@@ -54,6 +54,10 @@ func TestDeferredFlagsAtEveryEntry(t *testing.T) {
 		{args: []string{"__completeNoDesc", "submit", "mpi", "--slots-per"}, out: "--slots-per-worker\n"},
 		{args: []string{"submit", "tf", "--workers", "two", "--", "python"}, code: exit.Usage, inErr: `invalid argument "two" for "--workers"`},
 		{args: []string{"submit", "tf", "--no-such-flag"}, code: exit.Usage, inErr: "unknown flag: --no-such-flag"},
+		// cron create parses its submit line with the tree's submit kind
+		// (and renders it before it needs the cluster this test has not).
+		{args: []string{"cron", "create", "nightly", "--schedule", "0 3 * * *", "--", "tf", "--workers", "1", "--image", "example.com/x:1", "--", "python", "t.py"},
+			code: exit.Error, inErr: "Job name: tf-"},
 	} {
 		code, stdout, stderr := runMain(t, tt.args...)
 		if code != tt.code || !strings.Contains(stdout, tt.out) || !strings.Contains(stderr, tt.inErr) {

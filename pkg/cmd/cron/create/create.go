@@ -261,6 +261,7 @@ func (o *Options) jobFileOfSubmit() ([]byte, error) {
 	if err != nil || (sub.Name() != "submit" && sub.Parent().Name() != "submit") {
 		return nil, exit.UsageErrorf("-- %s: not a submit command line (KIND [flags] -- COMMAND)", strings.Join(o.Submit, " "))
 	}
+	cmdutil.DeclareFlags(sub)
 	if err := sub.ParseFlags(append([]string{"--dry-run=client", "-o", "json"}, rest...)); err != nil {
 		return nil, exit.UsageErrorf("-- %s: %v", strings.Join(o.Submit, " "), err)
 	}
