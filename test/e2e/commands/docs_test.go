@@ -366,10 +366,14 @@ func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string, extra 
 	}
 	easyai.Run(t, args...).MustSucceed(t)
 	easyai.Run(t, "wait", name, "-n", ns, "--for", "running", "--timeout", "90s").MustSucceed(t)
+	// Every replica's pod, not the first ones made: the operators make a
+	// job's pods in turn (a TrainJob's launcher and nodes are two Jobs), and
+	// a pod made after this has no log to follow.
+	replicas := jobReplicas(t, ns, name)
 	var pods []corev1.Pod
-	cluster.Eventually(t, 90*time.Second, "the pods of "+name+" running", func(ctx context.Context) (bool, error) {
+	cluster.Eventually(t, 90*time.Second, fmt.Sprintf("the %d pods of %s running", replicas, name), func(ctx context.Context) (bool, error) {
 		list, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/job-name=" + name})
-		if err != nil || len(list.Items) == 0 {
+		if err != nil || len(list.Items) < replicas {
 			return false, err
 		}
 		pods = list.Items
@@ -387,6 +391,30 @@ func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string, extra 
 		}
 		c.PodPortForward(t, ns, p.Name, 6006, tensorboard)
 	}
+}
+
+// jobReplicas is how many replicas the job name asks for, over every role,
+// as easyai list counts them (WORKERS' total).
+func jobReplicas(t *testing.T, ns, name string) int {
+	t.Helper()
+	res := easyai.Run(t, "list", "-n", ns, "-o", "json")
+	res.MustSucceed(t)
+	var list struct {
+		Items []struct {
+			Name    string
+			Workers struct{ Total int }
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &list); err != nil {
+		t.Fatalf("easyai list -o json: %v\n%s", err, res.Stdout)
+	}
+	for _, item := range list.Items {
+		if item.Name == name && item.Workers.Total > 0 {
+			return item.Workers.Total
+		}
+	}
+	t.Fatalf("easyai list -n %s shows no job %s with replicas:\n%s", ns, name, res.Stdout)
+	return 0
 }
 
 // docRunner runs the commands of one file, in order.
