@@ -244,7 +244,7 @@ func prepare(req Request) (*prepared, error) {
 	}
 	// The release is named after the job.
 	options := common.ReleaseOptions{Name: releaseName(merged), Namespace: Namespace, Revision: 1, IsInstall: true}
-	rv, err := renderValues(c, vals, options)
+	rv, err := renderValuesOf(c, merged, options)
 	if err != nil {
 		return nil, exit.UsageErrorf("chart %s: %v", c.Name(), err)
 	}

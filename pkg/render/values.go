@@ -485,11 +485,16 @@ func nestUnder(path string, table map[string]any) map[string]any {
 // .Capabilities, .Release, .Values), with the chart's values checked
 // against its schemas.
 func renderValues(c *chart.Chart, vals map[string]any, release common.ReleaseOptions) (common.Values, error) {
-	acc, err := helmchart.NewAccessor(c)
+	merged, err := chartValues(c, vals, false)
 	if err != nil {
 		return nil, err
 	}
-	merged, err := chartValues(c, vals, false)
+	return renderValuesOf(c, merged, release)
+}
+
+// renderValuesOf is renderValues of values already merged by chartValues.
+func renderValuesOf(c *chart.Chart, merged map[string]any, release common.ReleaseOptions) (common.Values, error) {
+	acc, err := helmchart.NewAccessor(c)
 	if err != nil {
 		return nil, err
 	}

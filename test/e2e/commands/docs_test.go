@@ -397,8 +397,7 @@ func startDocJob(t *testing.T, c *cluster.Cluster, root, ns, name string, extra 
 // as easyai list counts them (WORKERS' total).
 func jobReplicas(t *testing.T, ns, name string) int {
 	t.Helper()
-	res := easyai.Run(t, "list", "-n", ns, "-o", "json")
-	res.MustSucceed(t)
+	res := easyai.Run(t, "list", "-n", ns, "-o", "json").MustSucceed(t)
 	var list struct {
 		Items []struct {
 			Name    string
