@@ -54,7 +54,8 @@ type Result struct {
 }
 
 // Run runs easyai with args against $KUBECONFIG, with no terminal and no
-// configuration file of the user's, and waits at most two minutes.
+// configuration file of the user's, and waits at most two minutes, or a
+// minute more than the run's own --timeout when that is longer.
 func Run(t testing.TB, args ...string) Result {
 	t.Helper()
 	return RunWith(t, nil, args...)
@@ -78,7 +79,27 @@ func run(t testing.TB, env []string, stdin io.Reader, args []string) Result {
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = stdin
-	return Exec(t, cmd, 2*time.Minute)
+	return Exec(t, cmd, limitFor(args))
+}
+
+// limitFor is how long a run of easyai with args may take: two minutes, or
+// a minute more than its --timeout (a wait of 8m must not be cut at two).
+// Arguments after "--" are the job's command, not easyai's.
+func limitFor(args []string) time.Duration {
+	limit := 2 * time.Minute
+	for i, arg := range args {
+		if arg == "--" {
+			break
+		}
+		value, ok := strings.CutPrefix(arg, "--timeout=")
+		if !ok && arg == "--timeout" && i+1 < len(args) {
+			value, ok = args[i+1], true
+		}
+		if d, err := time.ParseDuration(value); ok && err == nil && d+time.Minute > limit {
+			limit = d + time.Minute
+		}
+	}
+	return limit
 }
 
 // Exec runs cmd (easyai, or kubectl running it as a plugin), with its
