@@ -189,10 +189,14 @@ wait_prebuild_later() {
   return $status
 }
 stop_prebuild() {
-  [ -n "$prebuild_pid" ] || return 0
-  kill -TERM -- "-$prebuild_pid" 2>/dev/null || kill -TERM "$prebuild_pid" 2>/dev/null || true
-  wait "$prebuild_pid" 2>/dev/null || true
+  [ -z "$prebuild_pid" ] || stop_session "$prebuild_pid"
   prebuild_pid=
+}
+# stop_session PID: stops a background job started in a session of its own
+# (setsid), with every process of that session, and waits for it.
+stop_session() {
+  kill -TERM -- "-$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
 }
 
 # stop_demo_build: ends the background build make demo started, if it still
@@ -239,9 +243,7 @@ wait_fuzz() {
   return $status
 }
 stop_fuzz() {
-  [ -n "$fuzz_pid" ] || return 0
-  kill -TERM -- "-$fuzz_pid" 2>/dev/null || kill -TERM "$fuzz_pid" 2>/dev/null || true
-  wait "$fuzz_pid" 2>/dev/null || true
+  [ -z "$fuzz_pid" ] || stop_session "$fuzz_pid"
   fuzz_pid=
 }
 
