@@ -39,29 +39,14 @@ trap report EXIT
 # build, where GoReleaser itself compiles for minutes on a new machine;
 # make goreleaser-check runs its full check).
 checks() {
-  "${compile_nice[@]}" hack/check-generated.sh &&
-    (cd hack/tools/releaseconfig && "${compile_nice[@]}" go run . ../../../.goreleaser.yaml)
+  hack/check-generated.sh &&
+    (cd hack/tools/releaseconfig && go run . ../../../.goreleaser.yaml)
 }
 
-# (Every package the tests compile but their own, the standard library's
-# and the dependencies' included, is compiled first with go build -race, so
-# that this part too runs at compile_nice; then go test finds them in the
-# build cache, and the tests run at normal priority.)
 unit() {
-  local -a packages
-  mapfile -t packages < <(go list -deps -test -f '{{if and (ne .Name "main") (not .ForTest) .GoFiles}}{{.ImportPath}}{{end}}' ./...)
-  "${compile_nice[@]}" go vet ./... &&
-    "${compile_nice[@]}" go build -race "${packages[@]}" &&
+  go vet ./... &&
     go test -race -shuffle=on -count=1 ./...
 }
-
-# While the cluster's components build in the background (a machine that has
-# not built them: the e2e part waits for that build, the longest path of
-# make test there), the checks' and unit phase's compiling runs at a lower
-# priority than it, to fill the cores the build leaves (its links run on one)
-# rather than to share them half and half. Tests never run at a lower priority
-# than that (their timers).
-compile_nice=(env)
 
 # Every fuzz target (func FuzzX in a _test.go file) for a bounded time each
 # ($EASYAI_FUZZTIME: 15s by default, 5s within make test, which CI runs and
@@ -158,13 +143,12 @@ components_e2e() {
 has_kserve() { [[ ",$1," == *",kserve,"* ]] && echo 1 || echo 0; }
 has_kueue() { [[ ",$1," == *",kueue,"* ]] && echo 1 || echo 0; }
 
-# The cluster's components build in the background while the checks and
-# unit tests run (make test on a machine that has not built them yet: minutes
+# The cluster's components build in the background while the checks, the
+# unit tests and fuzzing run (make test on a machine that has not built them yet: minutes
 # of builds, overlapping tests that wait on timers and files); the e2e part
 # waits for that build, whose output is shown then. KServe and Kueue, which
 # only the last phase (e2e-components) needs, build after the others, at a
-# lower priority (nice 15: below the unit phase's compiling, above fuzzing),
-# during the e2e phase; the last phase waits for them.
+# lower priority, during the e2e phase; that phase waits for them.
 prebuild_pid=
 prebuild_log=$EASYAI_CACHE_DIR/cluster-build.log
 prebuild_later_log=$EASYAI_CACHE_DIR/cluster-build-later.log
@@ -175,14 +159,13 @@ prebuild() {
   stop_demo_build
   echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/}), then KServe and Kueue (${prebuild_later_log#"$REPO_ROOT"/})" >&2
   rm -f "$prebuild_done"
-  compile_nice=(nice -n 10)
   # (A session of its own, so that stopping it stops its go builds too.)
   setsid bash -c '
     "$1/build.sh" >"$2" 2>&1
     status=$?
     echo $status >"$4"
     [ $status = 0 ] || exit $status
-    EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue exec nice -n 15 "$1/build.sh" >"$3" 2>&1
+    EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue exec nice -n 10 "$1/build.sh" >"$3" 2>&1
   ' prebuild "$CLUSTER_HACK_DIR" "$prebuild_log" "$prebuild_later_log" "$prebuild_done" "$EASYAI_CLUSTER_COMPONENTS" &
   prebuild_pid=$!
 }
