@@ -87,16 +87,13 @@ fuzz_target() {
 }
 
 # The end-to-end suites. Those under test/e2e/disruptive restart parts of the
-# cluster (the API server), so they run alone, after the others. The others
-# run 4 tests at a time in each package, not go test's default of one per
-# core: they mostly wait on the cluster (2 at a time left about half of the
-# cores idle; 4 took the quiet suites from 373 s to 292 s here).
+# cluster (the API server), so they run alone, after the others.
 e2e() {
   local -a quiet disruptive
   mapfile -t quiet < <(go list -tags e2e ./test/e2e/... | grep -v /test/e2e/disruptive)
   mapfile -t disruptive < <(go list -tags e2e ./test/e2e/... | grep /test/e2e/disruptive || true)
   {
-    go test -tags e2e -count=1 -parallel 4 -timeout 30m -v "${quiet[@]}" &&
+    go test -tags e2e -count=1 -timeout 30m -v "${quiet[@]}" &&
       if [ ${#disruptive[@]} -gt 0 ]; then
         go test -tags e2e -count=1 -timeout 15m -p 1 -v "${disruptive[@]}"
       fi
