@@ -65,7 +65,7 @@ if [ $partial = 1 ]; then
   # outlives the demo, and stops with all its go builds), unless an earlier
   # demo's still runs.
   if ! { [ -f "$build_pid_file" ] && pid_alive "$(cat "$build_pid_file")"; }; then
-    nice -n 19 setsid "$CLUSTER_HACK_DIR/build.sh" >"$build_log" 2>&1 </dev/null &
+    background_session 19 "$CLUSTER_HACK_DIR/build.sh" >"$build_log" 2>&1 </dev/null
     echo $! >"$build_pid_file"
   fi
   log "building the rest of the cluster in the background ($(and_list "${later[@]}"); output: ${build_log#"$REPO_ROOT"/})"

@@ -25,6 +25,7 @@ report() {
   local status=$?
   # (A run that ends early does not leave its background phases running.)
   ! declare -F stop_fuzz >/dev/null || stop_fuzz
+  ! declare -F stop_low >/dev/null || stop_low
   ! declare -F stop_prebuild >/dev/null || stop_prebuild
   if [ ${#timings[@]} -gt 0 ]; then
     echo "=== timings" >&2
@@ -33,6 +34,9 @@ report() {
   return $status
 }
 trap report EXIT
+# (Interrupted, the run ends, and report stops what runs in the background.)
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # Generated files, formatting, go.mod tidiness and the release configuration
 # (read strictly by the pinned GoReleaser's configuration types: seconds to
@@ -156,14 +160,17 @@ prebuild() {
   stop_demo_build
   echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/}), then KServe and Kueue (${prebuild_later_log#"$REPO_ROOT"/})" >&2
   rm -f "$prebuild_done"
-  # (A session of its own, so that stopping it stops its go builds too.)
-  setsid bash -c '
+  # (A session of its own, so that stopping it stops its go builds too. The
+  # first build at the same priority as the tests, its session one group
+  # beside theirs (lib.sh's background_session); the second lower.)
+  background_session 0 bash -c '
     "$1/build.sh" >"$2" 2>&1
     status=$?
     echo $status >"$4"
     [ $status = 0 ] || exit $status
+    echo 10 >/proc/self/autogroup 2>/dev/null || true
     EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue exec nice -n 10 "$1/build.sh" >"$3" 2>&1
-  ' prebuild "$CLUSTER_HACK_DIR" "$prebuild_log" "$prebuild_later_log" "$prebuild_done" "$EASYAI_CLUSTER_COMPONENTS" &
+  ' prebuild "$CLUSTER_HACK_DIR" "$prebuild_log" "$prebuild_later_log" "$prebuild_done" "$EASYAI_CLUSTER_COMPONENTS"
   prebuild_pid=$!
 }
 # wait_prebuild: waits for the first build (the cluster of the e2e phase).
@@ -223,8 +230,10 @@ fuzz_started=
 start_fuzz_beside() {
   echo "=== phase: fuzz, in the background at the lowest priority beside the e2e phases (output: ${fuzz_log#"$REPO_ROOT"/}, shown when it ends)" >&2
   fuzz_started=$SECONDS
-  # (A session of its own, so that stopping it stops its go test processes too.)
-  setsid nice -n 19 "$REPO_ROOT/hack/test.sh" fuzz >"$fuzz_log" 2>&1 &
+  # (A session of its own, so that stopping it stops its go test processes
+  # too, whose CPU share as a group is that of nice 19: lib.sh's
+  # background_session.)
+  background_session 19 "$REPO_ROOT/hack/test.sh" fuzz >"$fuzz_log" 2>&1
   fuzz_pid=$!
 }
 # wait_fuzz: waits for the background fuzz phase, shows its output and records
@@ -242,6 +251,26 @@ wait_fuzz() {
 stop_fuzz() {
   [ -z "$fuzz_pid" ] || stop_session "$fuzz_pid"
   fuzz_pid=
+}
+
+# While the cluster's components build in the background, the checks and
+# the unit tests run below them: the build is the longer path (the e2e part
+# waits for it), and the tests fill what it leaves of the 2 cores. Each runs
+# as hack/test.sh _phase NAME in a session of its own at nice 5 (lib.sh's
+# background_session), waited for here.
+low_pid=
+below_build() {
+  if [ -z "$prebuild_pid" ]; then "$1"; return; fi
+  background_session 5 "$REPO_ROOT/hack/test.sh" _phase "$1"
+  low_pid=$!
+  local status=0
+  wait "$low_pid" || status=$?
+  low_pid=
+  return $status
+}
+stop_low() {
+  [ -z "$low_pid" ] || stop_session "$low_pid"
+  low_pid=
 }
 
 run_e2e() {
@@ -273,6 +302,11 @@ run_e2e() {
   return $status
 }
 
+# (Internal: one phase's function, for below_build.)
+if [ "$mode" = _phase ]; then
+  case "${2:-}" in checks | unit) "$2"; exit $? ;; *) echo "usage: $0 _phase checks|unit" >&2; exit 2 ;; esac
+fi
+
 # Before anything builds: what the machine lacks, in one line.
 # (Unit tests and fuzzing need no real node.)
 case "$mode" in unit | fuzz) EASYAI_REAL_NODE=0 "$REPO_ROOT/hack/prerequisites.sh" check ;; *) "$REPO_ROOT/hack/prerequisites.sh" check ;; esac || exit 1
@@ -285,7 +319,7 @@ case "$mode" in
   all)
     export EASYAI_FUZZTIME=${EASYAI_FUZZTIME:-5s}
     prebuild
-    phase checks checks && phase unit unit || { status=$?; stop_prebuild; exit $status; }
+    phase checks below_build checks && phase unit below_build unit || { status=$?; stop_prebuild; exit $status; }
     start_fuzz_beside
     status=0
     run_e2e || status=$?

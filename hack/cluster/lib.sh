@@ -241,6 +241,20 @@ missing_parts() {
   echo "${missing[*]}"
 }
 
+# background_session NICE COMMAND...: runs COMMAND in the background in a
+# session of its own (stopping the session stops every process COMMAND
+# started) at priority NICE, and sets $! to it. With the kernel's autogroup
+# scheduling (on by default in most distributions' kernels), each session
+# shares the CPU as one group, whatever the nice values of its processes: a
+# build started with setsid at plain nice 19 still takes half of 2 cores from
+# the session that waits for it. The group's own nice value
+# (/proc/self/autogroup) is what lowers it; raising it needs no privilege.
+# Without autogroup scheduling, the processes' nice value does the same.
+background_session() {
+  local nice=$1; shift
+  setsid bash -c 'echo "$0" >/proc/self/autogroup 2>/dev/null || true; exec nice -n "$0" "$@"' "$nice" "$@" &
+}
+
 # start NAME BINARY ARGS...: runs BINARY in a session of its own (so that
 # down.sh can end it with every child it spawned) and records its PID.
 start() {
