@@ -5,6 +5,7 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,24 +56,29 @@ func TestDebugMode(t *testing.T) {
 		c.WaitPodPhase(t, ns, "dbg-"+task, string(corev1.PodRunning), 90*time.Second)
 	}
 
-	res := easyai.RunWith(t, alice, "list", "-n", ns).MustSucceed(t)
-	if !strings.Contains(res.Stdout, "DEBUG") {
-		t.Errorf("list does not say DEBUG:\n%s", res.Stdout)
-	}
-	res = easyai.RunWith(t, alice, "get", "dbg", "-n", ns).MustSucceed(t)
-	if !strings.Contains(res.Stdout, "DEBUG (Running; easyai run dbg starts the command)") {
-		t.Errorf("get does not say DEBUG:\n%s", res.Stdout)
-	}
-	res = easyai.RunWith(t, alice, "get", "dbg", "-n", ns, "-o", "json").MustSucceed(t)
-	var doc struct {
-		Debug  bool `json:"debug"`
-		Status struct{ State string }
-	}
-	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || !doc.Debug || doc.Status.State != "Running" {
-		t.Errorf("get -o json: debug %v, state %q (%v); want true and Running", doc.Debug, doc.Status.State, err)
-	}
+	// (The job is Running once the operator says so, which can come a
+	// moment after its pods run.)
+	eventually(t, "list and get say DEBUG", func() string {
+		res := easyai.RunWith(t, alice, "list", "-n", ns).MustSucceed(t)
+		if !strings.Contains(res.Stdout, "DEBUG") {
+			return "list does not say DEBUG:\n" + res.Stdout
+		}
+		res = easyai.RunWith(t, alice, "get", "dbg", "-n", ns).MustSucceed(t)
+		if !strings.Contains(res.Stdout, "DEBUG (Running; easyai run dbg starts the command)") {
+			return "get does not say DEBUG:\n" + res.Stdout
+		}
+		res = easyai.RunWith(t, alice, "get", "dbg", "-n", ns, "-o", "json").MustSucceed(t)
+		var doc struct {
+			Debug  bool `json:"debug"`
+			Status struct{ State string }
+		}
+		if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || !doc.Debug || doc.Status.State != "Running" {
+			return fmt.Sprintf("get -o json: debug %v, state %q (%v); want true and Running", doc.Debug, doc.Status.State, err)
+		}
+		return ""
+	})
 
-	res = easyai.RunWith(t, alice, "attach", "dbg", "-n", ns, "--task", "worker-1", "--command", "true")
+	res := easyai.RunWith(t, alice, "attach", "dbg", "-n", ns, "--task", "worker-1", "--command", "true")
 	if !strings.Contains(res.Stderr, "Start it with: easyai run dbg --task worker-1") {
 		t.Errorf("attach to a waiting replica: exit %d, stderr %q; want how to start the command", res.Code, res.Stderr)
 	}
