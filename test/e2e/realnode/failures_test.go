@@ -68,9 +68,16 @@ func TestGetSaysWhyARealPodFails(t *testing.T) {
 			if !regexp.MustCompile(tt.lines).MatchString(out) {
 				t.Errorf("get %s shows no %q:\n%s", tt.name, tt.lines, out)
 			}
-			// list -o wide's REASON names the replica and why.
-			if res := easyai.RunWith(t, alice, "list", "-o", "wide"); res.Code != 0 ||
-				!regexp.MustCompile(`(?m)^`+tt.name+`\t.*\t`+regexp.QuoteMeta(tt.listed)+`\t`).MatchString(res.Stdout) {
+			// list -o wide's REASON names the replica and why. (A pending
+			// pod says why only in its own events, which can come after the
+			// pod's condition and the job's events that get showed.)
+			listed := regexp.MustCompile(`(?m)^` + tt.name + `\t.*\t` + regexp.QuoteMeta(tt.listed) + `\t`)
+			res := easyai.RunWith(t, alice, "list", "-o", "wide")
+			for deadline := time.Now().Add(time.Minute); (res.Code != 0 || !listed.MatchString(res.Stdout)) && time.Now().Before(deadline); {
+				time.Sleep(2 * time.Second)
+				res = easyai.RunWith(t, alice, "list", "-o", "wide")
+			}
+			if res.Code != 0 || !listed.MatchString(res.Stdout) {
 				t.Errorf("list -o wide: exit %d, stdout %q; want %s with %q", res.Code, res.Stdout, tt.name, tt.listed)
 			}
 			// logs says why in one line on stderr (what it read, if anything, on stdout).
