@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The project's test command (make test, and so CI): unit tests, then the
-# end-to-end suite against the local cluster, which it starts when none runs
-# and stops again afterwards. Prints how long each phase took.
+# The project's test command (make test, and so CI): the checks, then the
+# unit tests and fuzzing beside the end-to-end suites against the local
+# cluster, which it builds and starts when none runs and stops again
+# afterwards. Prints how long each phase took.
 #   hack/test.sh [all|unit|fuzz|e2e]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/lib.sh"
@@ -24,8 +25,8 @@ phase() {
 report() {
   local status=$?
   # (A run that ends early does not leave its background phases running.)
-  ! declare -F stop_fuzz >/dev/null || stop_fuzz
-  ! declare -F stop_low >/dev/null || stop_low
+  ! declare -F stop_beside >/dev/null || stop_beside
+  ! declare -F stop_components >/dev/null || stop_components
   ! declare -F stop_prebuild >/dev/null || stop_prebuild
   if [ ${#timings[@]} -gt 0 ]; then
     echo "=== timings" >&2
@@ -91,13 +92,16 @@ fuzz_target() {
 }
 
 # The end-to-end suites. Those under test/e2e/disruptive restart parts of the
-# cluster (the API server), so they run alone, after the others.
+# cluster (the API server), so they run alone, after the others. The others
+# run 4 tests at a time in each package, not go test's default of one per
+# core: they mostly wait on the cluster (2 at a time left about half of the
+# cores idle; 4 took the quiet suites from 373 s to 292 s on a quiet machine).
 e2e() {
   local -a quiet disruptive
   mapfile -t quiet < <(go list -tags e2e ./test/e2e/... | grep -v /test/e2e/disruptive)
   mapfile -t disruptive < <(go list -tags e2e ./test/e2e/... | grep /test/e2e/disruptive || true)
   {
-    go test -tags e2e -count=1 -timeout 30m -v "${quiet[@]}" &&
+    go test -tags e2e -count=1 -parallel 4 -timeout 30m -v "${quiet[@]}" &&
       if [ ${#disruptive[@]} -gt 0 ]; then
         go test -tags e2e -count=1 -timeout 15m -p 1 -v "${disruptive[@]}"
       fi
@@ -123,23 +127,39 @@ dump_cluster_logs() {
 # (EASYAI_E2E_KSERVE=1 fails the test if not) and the Kueue test must find
 # Kueue (EASYAI_E2E_KUEUE=1 likewise). (Kueue manages only what names one of
 # its queues, so it leaves KServe's objects alone: one cluster, not two.)
+# These clusters are those of $EASYAI_CLUSTER_DIR: run_e2e runs this beside
+# the e2e phase, as hack/test.sh _components, with a directory and ports of
+# its own (start_components_beside).
 components_e2e() {
   local run comps tests status=0
   export EASYAI_REAL_NODE=0
+  if cluster_running; then "$CLUSTER_HACK_DIR/down.sh"; fi
   for run in \
     "trainer|TestSubmitPytorchPicksTheBackend|TestTrainJobResultAndWait" \
     "training-operator|TestSubmitPytorchPicksTheBackend|TestTrainJobResultAndWait" \
     "training-operator,trainer,kserve,kueue|TestServeAModelATeamMemberTrained|TestKueueQueuesAdmitsAndPreempts"; do
     comps=${run%%|*} tests=${run#*|}
+    if [ "$(has_kserve "$comps")" = 1 ]; then wait_later_build || return 1; fi
+    echo "=== e2e-components: $comps" >&2
     EASYAI_CLUSTER_COMPONENTS=$comps "$CLUSTER_HACK_DIR/up.sh" || return 1
     EASYAI_CLUSTER_COMPONENTS=$comps EASYAI_E2E_KSERVE=$(has_kserve "$comps") EASYAI_E2E_KUEUE=$(has_kueue "$comps") \
-      go test -tags e2e -count=1 -timeout 10m -v ./test/e2e/commands/ -run "$tests" 2>&1 |
-      tee -a "$EASYAI_CACHE_DIR/e2e.log"
-    status=${PIPESTATUS[0]}
+      go test -tags e2e -count=1 -timeout 10m -v ./test/e2e/commands/ -run "$tests" 2>&1
+    status=$?
     if [ "$status" != 0 ]; then dump_cluster_logs; fi
     "$CLUSTER_HACK_DIR/down.sh"
     [ "$status" = 0 ] || return "$status"
   done
+}
+# wait_later_build: waits for KServe's and Kueue's build, when make test's
+# background build ($EASYAI_E2E_LATER_BUILD_PID) still runs it.
+wait_later_build() {
+  local pid=${EASYAI_E2E_LATER_BUILD_PID:-} start=$SECONDS
+  [ -n "$pid" ] || return 0
+  echo "=== e2e-components: waiting for KServe's and Kueue's build (output: ${prebuild_later_log#"$REPO_ROOT"/})" >&2
+  while [ ! -s "$prebuild_later_done" ] && kill -0 "$pid" 2>/dev/null; do sleep 1; done
+  cat "$prebuild_later_log" >&2
+  echo "=== e2e-components: waited $((SECONDS - start))s for KServe's and Kueue's build" >&2
+  [ "$(cat "$prebuild_later_done" 2>/dev/null)" = 0 ]
 }
 has_kserve() { [[ ",$1," == *",kserve,"* ]] && echo 1 || echo 0; }
 has_kueue() { [[ ",$1," == *",kueue,"* ]] && echo 1 || echo 0; }
@@ -153,13 +173,14 @@ has_kueue() { [[ ",$1," == *",kueue,"* ]] && echo 1 || echo 0; }
 prebuild_pid=
 prebuild_log=$EASYAI_CACHE_DIR/cluster-build.log
 prebuild_later_log=$EASYAI_CACHE_DIR/cluster-build-later.log
-# (Holds the first build's exit status once it has ended.)
+# (Hold the first build's and the second's exit status once each has ended.)
 prebuild_done=$EASYAI_CACHE_DIR/cluster-build.status
+prebuild_later_done=$EASYAI_CACHE_DIR/cluster-build-later.status
 prebuild() {
   cluster_running && [ -z "$(missing_parts)" ] && return 0
   stop_demo_build
   echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/}), then KServe and Kueue (${prebuild_later_log#"$REPO_ROOT"/})" >&2
-  rm -f "$prebuild_done"
+  rm -f "$prebuild_done" "$prebuild_later_done"
   # (A session of its own, so that stopping it stops its go builds too. The
   # first build at the same priority as the tests, its session one group
   # beside theirs (lib.sh's background_session); the second lower.)
@@ -169,8 +190,11 @@ prebuild() {
     echo $status >"$4"
     [ $status = 0 ] || exit $status
     echo 10 >/proc/self/autogroup 2>/dev/null || true
-    EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue exec nice -n 10 "$1/build.sh" >"$3" 2>&1
-  ' prebuild "$CLUSTER_HACK_DIR" "$prebuild_log" "$prebuild_later_log" "$prebuild_done" "$EASYAI_CLUSTER_COMPONENTS"
+    EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue nice -n 10 "$1/build.sh" >"$3" 2>&1
+    status=$?
+    echo $status >"$6"
+    exit $status
+  ' prebuild "$CLUSTER_HACK_DIR" "$prebuild_log" "$prebuild_later_log" "$prebuild_done" "$EASYAI_CLUSTER_COMPONENTS" "$prebuild_later_done"
   prebuild_pid=$!
 }
 # wait_prebuild: waits for the first build (the cluster of the e2e phase).
@@ -182,15 +206,6 @@ wait_prebuild() {
   status=$(cat "$prebuild_done" 2>/dev/null || echo 1)
   [ "$status" = 0 ] || prebuild_pid=
   return "$status"
-}
-# wait_prebuild_later: waits for KServe's and Kueue's build.
-wait_prebuild_later() {
-  [ -n "$prebuild_pid" ] || return 0
-  local status=0
-  wait "$prebuild_pid" || status=$?
-  prebuild_pid=
-  cat "$prebuild_later_log" >&2
-  return $status
 }
 stop_prebuild() {
   [ -z "$prebuild_pid" ] || stop_session "$prebuild_pid"
@@ -219,58 +234,92 @@ stop_demo_build() {
   rm -f "$pid_file"
 }
 
-# Within make test, the fuzz phase runs beside the cluster's build and the
-# e2e phases, at the lowest priority: those mostly wait on the cluster
-# (about half of the 2 cores idle in the e2e phase), and fuzzing, 5 s of
-# wall time a target, fills what they leave. Its output goes to a file,
-# shown when it ends; the run waits for it before it reports.
-fuzz_pid=
+# Within make test, the unit and fuzz phases run beside the e2e part (which
+# first waits for the cluster's build, then mostly on the cluster, about half
+# of the 2 cores idle), one after the other, in a session of their own
+# (hack/test.sh _beside): the unit phase as a group at nice 5, below the
+# cluster's build, the longer path on a machine that has not built it yet;
+# the fuzz phase (5 s of wall time a target) at 19, with what is left. Their
+# output goes to files, shown when they end; the run waits for them before
+# it reports, and the timings say how long each took and how much of that
+# the run waited for at the end.
+beside_pid=
+beside_started=
+unit_log=$EASYAI_CACHE_DIR/unit.log
 fuzz_log=$EASYAI_CACHE_DIR/fuzz.log
-fuzz_started=
-start_fuzz_beside() {
-  echo "=== phase: fuzz, in the background at the lowest priority beside the e2e phases (output: ${fuzz_log#"$REPO_ROOT"/}, shown when it ends)" >&2
-  fuzz_started=$SECONDS
-  # (A session of its own, so that stopping it stops its go test processes
-  # too, whose CPU share as a group is that of nice 19: lib.sh's
-  # background_session.)
-  background_session 19 "$REPO_ROOT/hack/test.sh" fuzz >"$fuzz_log" 2>&1
-  fuzz_pid=$!
+beside_timings=$EASYAI_CACHE_DIR/beside.timings
+start_beside() {
+  echo "=== phase: unit, then fuzz, in the background beside the e2e part (output: ${unit_log#"$REPO_ROOT"/} and ${fuzz_log#"$REPO_ROOT"/}, shown when they end)" >&2
+  beside_started=$SECONDS
+  rm -f "$beside_timings" "$unit_log" "$fuzz_log"
+  background_session 5 "$REPO_ROOT/hack/test.sh" _beside
+  beside_pid=$!
 }
-# wait_fuzz: waits for the background fuzz phase, shows its output and records
-# how long it took from its start and how long the run waited for it.
-wait_fuzz() {
-  [ -n "$fuzz_pid" ] || return 0
-  local waited=$SECONDS status=0
-  echo "=== waiting for the fuzz phase" >&2
-  wait "$fuzz_pid" || status=$?
-  fuzz_pid=
-  cat "$fuzz_log" >&2
-  timings+=("fuzz (beside the e2e phases): $((SECONDS - fuzz_started))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
+# beside: the unit phase, then, if it passed, the fuzz phase at nice 19.
+beside() {
+  local start=$SECONDS status=0
+  unit >"$unit_log" 2>&1 || status=$?
+  echo "unit: $((SECONDS - start))s$([ $status = 0 ] || echo " (failed: $status)")" >>"$beside_timings"
+  [ $status = 0 ] || return $status
+  echo 19 >/proc/self/autogroup 2>/dev/null || true
+  start=$SECONDS
+  nice -n 14 "$REPO_ROOT/hack/test.sh" fuzz >"$fuzz_log" 2>&1 || status=$?
+  echo "fuzz: $((SECONDS - start))s$([ $status = 0 ] || echo " (failed: $status)")" >>"$beside_timings"
   return $status
 }
-stop_fuzz() {
-  [ -z "$fuzz_pid" ] || stop_session "$fuzz_pid"
-  fuzz_pid=
+# wait_beside: waits for the unit and fuzz phases, shows their output and
+# records their timings.
+wait_beside() {
+  [ -n "$beside_pid" ] || return 0
+  local waited=$SECONDS status=0 line
+  echo "=== waiting for the unit and fuzz phases" >&2
+  wait "$beside_pid" || status=$?
+  beside_pid=
+  echo "=== output of the unit phase" >&2
+  cat "$unit_log" >&2 2>/dev/null || true
+  if [ -f "$fuzz_log" ]; then
+    echo "=== output of the fuzz phase" >&2
+    cat "$fuzz_log" >&2
+  fi
+  while IFS= read -r line; do timings+=("$line (beside the e2e part)"); done <"$beside_timings"
+  timings+=("unit and fuzz: $((SECONDS - beside_started))s from the end of the checks, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
+  return $status
+}
+stop_beside() {
+  [ -z "$beside_pid" ] || stop_session "$beside_pid"
+  beside_pid=
 }
 
-# While the cluster's components build in the background, the checks and
-# the unit tests run below them: the build is the longer path (the e2e part
-# waits for it), and the tests fill what it leaves of the 2 cores. Each runs
-# as hack/test.sh _phase NAME in a session of its own at nice 5 (lib.sh's
-# background_session), waited for here.
-low_pid=
-below_build() {
-  if [ -z "$prebuild_pid" ]; then "$1"; return; fi
-  background_session 5 "$REPO_ROOT/hack/test.sh" _phase "$1"
-  low_pid=$!
-  local status=0
-  wait "$low_pid" || status=$?
-  low_pid=
+# The e2e-components phase runs beside the e2e phase, on clusters of its
+# own (the directory .cache/cluster-components, every port shifted by 600),
+# in a session of its own: the e2e phase leaves part of the 2 cores idle,
+# and those clusters need no more than that. Its output goes to a file,
+# shown when it ends; the run waits for it after the e2e phase.
+components_pid=
+components_log=$EASYAI_CACHE_DIR/e2e-components.log
+components_started=
+start_components_beside() {
+  echo "=== phase: e2e-components, beside the e2e phase on clusters of its own (output: ${components_log#"$REPO_ROOT"/}, shown when it ends)" >&2
+  components_started=$SECONDS
+  EASYAI_CLUSTER_DIR=$EASYAI_CACHE_DIR/cluster-components EASYAI_CLUSTER_PORT_OFFSET=600 EASYAI_E2E_LATER_BUILD_PID=$prebuild_pid \
+    background_session 0 "$REPO_ROOT/hack/test.sh" _components >"$components_log" 2>&1
+  components_pid=$!
+}
+# wait_components: waits for the e2e-components phase, shows its output and
+# records how long it took from its start and how long the run waited for it.
+wait_components() {
+  [ -n "$components_pid" ] || return 0
+  local waited=$SECONDS status=0
+  echo "=== waiting for the e2e-components phase" >&2
+  wait "$components_pid" || status=$?
+  components_pid=
+  cat "$components_log" >&2
+  timings+=("e2e-components (beside the e2e phase): $((SECONDS - components_started))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
   return $status
 }
-stop_low() {
-  [ -z "$low_pid" ] || stop_session "$low_pid"
-  low_pid=
+stop_components() {
+  [ -z "$components_pid" ] || stop_session "$components_pid"
+  components_pid=
 }
 
 run_e2e() {
@@ -290,22 +339,33 @@ run_e2e() {
   # The suites that restart a component find the cluster (and its scripts) by it.
   export EASYAI_CLUSTER_DIR
   local status=0
+  # Only a run that started its own cluster may start others.
+  if [ $started = 1 ]; then start_components_beside; fi
   phase e2e e2e || status=$?
   if [ $status != 0 ] && [ $started = 1 ]; then dump_cluster_logs; fi
   if [ $started = 1 ]; then phase cluster-down "$CLUSTER_HACK_DIR/down.sh"; fi
-  # Only a run that started its own cluster may start others.
-  if [ $status = 0 ] && [ $started = 1 ]; then
-    if [ -n "$prebuild_pid" ]; then phase cluster-build-later wait_prebuild_later || status=$?; fi
-    [ $status != 0 ] || phase e2e-components components_e2e || status=$?
-  fi
+  if [ $status = 0 ]; then wait_components || status=$?; fi
+  stop_components
   stop_prebuild
   return $status
 }
 
-# (Internal: one phase's function, for below_build.)
-if [ "$mode" = _phase ]; then
-  case "${2:-}" in checks | unit) "$2"; exit $? ;; *) echo "usage: $0 _phase checks|unit" >&2; exit 2 ;; esac
-fi
+# (Internal: the unit and fuzz phases, for start_beside; the e2e-components
+# phase, for start_components_beside.)
+case "$mode" in
+  _beside)
+    beside
+    exit $?
+    ;;
+  _components)
+    export KUBECONFIG=$KUBECONFIG_FILE EASYAI_CLUSTER_DIR
+    # (Stopped midway, it stops its cluster, whose processes run in
+    # sessions of their own.)
+    trap '[ ! -d "$PID_DIR" ] || "$CLUSTER_HACK_DIR/down.sh"' EXIT
+    components_e2e
+    exit $?
+    ;;
+esac
 
 # Before anything builds: what the machine lacks, in one line.
 # (Unit tests and fuzzing need no real node.)
@@ -319,11 +379,11 @@ case "$mode" in
   all)
     export EASYAI_FUZZTIME=${EASYAI_FUZZTIME:-5s}
     prebuild
-    phase checks below_build checks && phase unit below_build unit || { status=$?; stop_prebuild; exit $status; }
-    start_fuzz_beside
+    phase checks checks || { status=$?; stop_prebuild; exit $status; }
+    start_beside
     status=0
     run_e2e || status=$?
-    wait_fuzz || { [ $status != 0 ] || status=$?; }
+    wait_beside || { [ $status != 0 ] || status=$?; }
     exit $status
     ;;
   *) echo "usage: $0 [all|unit|fuzz|e2e]" >&2; exit 2 ;;
