@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The project's test command (make test, and so CI): the checks, then the
-# unit tests and fuzzing beside the end-to-end suites against the local
-# cluster, which it builds and starts when none runs and stops again
-# afterwards. Prints how long each phase took.
+# The project's test command (make test, and so CI): the checks and unit
+# tests, then the end-to-end suites against the local cluster (which it
+# builds and starts when none runs, and stops again afterwards) with
+# fuzzing beside them. Prints how long each phase took.
 #   hack/test.sh [all|unit|fuzz|e2e]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/lib.sh"
@@ -25,7 +25,7 @@ phase() {
 report() {
   local status=$?
   # (A run that ends early does not leave its background phases running.)
-  ! declare -F stop_beside >/dev/null || stop_beside
+  ! declare -F stop_fuzz >/dev/null || stop_fuzz
   ! declare -F stop_components >/dev/null || stop_components
   ! declare -F stop_prebuild >/dev/null || stop_prebuild
   if [ ${#timings[@]} -gt 0 ]; then
@@ -92,16 +92,13 @@ fuzz_target() {
 }
 
 # The end-to-end suites. Those under test/e2e/disruptive restart parts of the
-# cluster (the API server), so they run alone, after the others. The others
-# run 4 tests at a time in each package, not go test's default of one per
-# core: they mostly wait on the cluster (2 at a time left about half of the
-# cores idle; 4 took the quiet suites from 373 s to 292 s on a quiet machine).
+# cluster (the API server), so they run alone, after the others.
 e2e() {
   local -a quiet disruptive
   mapfile -t quiet < <(go list -tags e2e ./test/e2e/... | grep -v /test/e2e/disruptive)
   mapfile -t disruptive < <(go list -tags e2e ./test/e2e/... | grep /test/e2e/disruptive || true)
   {
-    go test -tags e2e -count=1 -parallel 4 -timeout 30m -v "${quiet[@]}" &&
+    go test -tags e2e -count=1 -timeout 30m -v "${quiet[@]}" &&
       if [ ${#disruptive[@]} -gt 0 ]; then
         go test -tags e2e -count=1 -timeout 15m -p 1 -v "${disruptive[@]}"
       fi
@@ -234,60 +231,36 @@ stop_demo_build() {
   rm -f "$pid_file"
 }
 
-# Within make test, the unit and fuzz phases run beside the e2e part (which
-# first waits for the cluster's build, then mostly on the cluster, about half
-# of the 2 cores idle), one after the other, in a session of their own
-# (hack/test.sh _beside): the unit phase as a group at nice 5, below the
-# cluster's build, the longer path on a machine that has not built it yet;
-# the fuzz phase (5 s of wall time a target) at 19, with what is left. Their
-# output goes to files, shown when they end; the run waits for them before
-# it reports, and the timings say how long each took and how much of that
-# the run waited for at the end.
-beside_pid=
-beside_started=
-unit_log=$EASYAI_CACHE_DIR/unit.log
+# Within make test, the fuzz phase runs beside the e2e part, from the end
+# of the unit phase, in a session of its own whose CPU share is that of
+# nice 19 (lib.sh's background_session): the e2e part mostly waits on the
+# cluster's build, then on the cluster (part of the 2 cores idle), and
+# fuzzing, 5 s of wall time a target, fills what they leave. Its output goes
+# to a file, shown when it ends; the run waits for it before it reports.
+fuzz_pid=
 fuzz_log=$EASYAI_CACHE_DIR/fuzz.log
-beside_timings=$EASYAI_CACHE_DIR/beside.timings
-start_beside() {
-  echo "=== phase: unit, then fuzz, in the background beside the e2e part (output: ${unit_log#"$REPO_ROOT"/} and ${fuzz_log#"$REPO_ROOT"/}, shown when they end)" >&2
-  beside_started=$SECONDS
-  rm -f "$beside_timings" "$unit_log" "$fuzz_log"
-  background_session 5 "$REPO_ROOT/hack/test.sh" _beside
-  beside_pid=$!
+fuzz_started=
+start_fuzz_beside() {
+  echo "=== phase: fuzz, in the background at the lowest priority beside the e2e part (output: ${fuzz_log#"$REPO_ROOT"/}, shown when it ends)" >&2
+  fuzz_started=$SECONDS
+  background_session 19 "$REPO_ROOT/hack/test.sh" fuzz >"$fuzz_log" 2>&1
+  fuzz_pid=$!
 }
-# beside: the unit phase, then, if it passed, the fuzz phase at nice 19.
-beside() {
-  local start=$SECONDS status=0
-  unit >"$unit_log" 2>&1 || status=$?
-  echo "unit: $((SECONDS - start))s$([ $status = 0 ] || echo " (failed: $status)")" >>"$beside_timings"
-  [ $status = 0 ] || return $status
-  echo 19 >/proc/self/autogroup 2>/dev/null || true
-  start=$SECONDS
-  nice -n 14 "$REPO_ROOT/hack/test.sh" fuzz >"$fuzz_log" 2>&1 || status=$?
-  echo "fuzz: $((SECONDS - start))s$([ $status = 0 ] || echo " (failed: $status)")" >>"$beside_timings"
+# wait_fuzz: waits for the background fuzz phase, shows its output and records
+# how long it took from its start and how long the run waited for it.
+wait_fuzz() {
+  [ -n "$fuzz_pid" ] || return 0
+  local waited=$SECONDS status=0
+  echo "=== waiting for the fuzz phase" >&2
+  wait "$fuzz_pid" || status=$?
+  fuzz_pid=
+  cat "$fuzz_log" >&2
+  timings+=("fuzz (beside the e2e part): $((SECONDS - fuzz_started))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
   return $status
 }
-# wait_beside: waits for the unit and fuzz phases, shows their output and
-# records their timings.
-wait_beside() {
-  [ -n "$beside_pid" ] || return 0
-  local waited=$SECONDS status=0 line
-  echo "=== waiting for the unit and fuzz phases" >&2
-  wait "$beside_pid" || status=$?
-  beside_pid=
-  echo "=== output of the unit phase" >&2
-  cat "$unit_log" >&2 2>/dev/null || true
-  if [ -f "$fuzz_log" ]; then
-    echo "=== output of the fuzz phase" >&2
-    cat "$fuzz_log" >&2
-  fi
-  while IFS= read -r line; do timings+=("$line (beside the e2e part)"); done <"$beside_timings"
-  timings+=("unit and fuzz: $((SECONDS - beside_started))s from the end of the checks, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
-  return $status
-}
-stop_beside() {
-  [ -z "$beside_pid" ] || stop_session "$beside_pid"
-  beside_pid=
+stop_fuzz() {
+  [ -z "$fuzz_pid" ] || stop_session "$fuzz_pid"
+  fuzz_pid=
 }
 
 # The e2e-components phase runs beside the e2e phase, on clusters of its
@@ -350,13 +323,8 @@ run_e2e() {
   return $status
 }
 
-# (Internal: the unit and fuzz phases, for start_beside; the e2e-components
-# phase, for start_components_beside.)
+# (Internal: the e2e-components phase, for start_components_beside.)
 case "$mode" in
-  _beside)
-    beside
-    exit $?
-    ;;
   _components)
     export KUBECONFIG=$KUBECONFIG_FILE EASYAI_CLUSTER_DIR
     # (Stopped midway, it stops its cluster, whose processes run in
@@ -379,11 +347,11 @@ case "$mode" in
   all)
     export EASYAI_FUZZTIME=${EASYAI_FUZZTIME:-5s}
     prebuild
-    phase checks checks || { status=$?; stop_prebuild; exit $status; }
-    start_beside
+    phase checks checks && phase unit unit || { status=$?; stop_prebuild; exit $status; }
+    start_fuzz_beside
     status=0
     run_e2e || status=$?
-    wait_beside || { [ $status != 0 ] || status=$?; }
+    wait_fuzz || { [ $status != 0 ] || status=$?; }
     exit $status
     ;;
   *) echo "usage: $0 [all|unit|fuzz|e2e]" >&2; exit 2 ;;

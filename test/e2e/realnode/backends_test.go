@@ -21,7 +21,6 @@ var tfConfigScript string
 // Volcano's pytorch plugin, and a TrainJob of Kubeflow Trainer v2 on the
 // torch-distributed runtime (torchrun, as that runtime expects).
 func TestDDPTrainsOnEveryBackend(t *testing.T) {
-	t.Parallel()
 	// The script, written to a file by the replica itself: torchrun runs a
 	// file, and the command line takes no file.
 	viaTorchrun := []string{"sh", "-c", `printf '%s' "$DDP_SCRIPT" >/tmp/ddp.py && exec torchrun /tmp/ddp.py`}

@@ -22,10 +22,6 @@ import (
 // whose message names the cause, and, for a container that ran, in its last
 // lines.
 func TestGetSaysWhyARealPodFails(t *testing.T) {
-	// (Parallel with the package's other tests, not only its cases with each
-	// other: a sequential test holds back every test after it until its
-	// parallel cases end, here the crash loop's back-off.)
-	t.Parallel()
 	tests := []struct {
 		name    string
 		args    []string
