@@ -665,12 +665,18 @@ func TestPodReasons(t *testing.T) {
 	}
 	unscheduled := waitingPod("queued", "worker", 0, corev1.PodPending, "")
 	unscheduled.Spec.NodeName = ""
+	// (Its scheduler has not written its event yet: the pod's condition says.)
+	stuck := waitingPod("stuck", "worker", 0, corev1.PodPending, "")
+	stuck.Spec.NodeName = ""
+	stuck.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/4 nodes are unavailable"}}
+	fresh := waitingPod("fresh", "worker", 0, corev1.PodPending, "")
+	fresh.Spec.NodeName = ""
 	kc := kubefake.NewClientset(
 		waitingPod("crash", "worker", 0, corev1.PodRunning, ""),
 		waitingPod("crash", "worker", 1, corev1.PodRunning, "CrashLoopBackOff"),
 		waitingPod("crash", "worker", 2, corev1.PodRunning, "CrashLoopBackOff"),
 		waitingPod("mounting", "worker", 0, corev1.PodPending, "ContainerCreating"),
-		unscheduled,
+		unscheduled, stuck, fresh,
 		waitingPod("done", "worker", 0, corev1.PodFailed, "ErrImagePull"),
 		waitingPod("quiet", "worker", 0, corev1.PodRunning, ""),
 		jobclienttest.Warning("team-a", "e1", "Pod", "mounting-worker-0", "FailedMount", `MountVolume.SetUp failed for volume "code" : secret "git" not found`, 2, t0),
@@ -678,9 +684,11 @@ func TestPodReasons(t *testing.T) {
 	)
 	c := &jobclient.Client{Dynamic: jobclienttest.Dynamic(), Kube: kc, Kinds: jobclienttest.Registry()}
 	jobs := []jobclient.Listed{job("crash", jobmodel.Running), job("mounting", jobmodel.Pending), job("queued", jobmodel.Pending),
-		job("done", jobmodel.Succeeded), job("quiet", jobmodel.Running), job("gone", jobmodel.Failed)}
+		job("done", jobmodel.Succeeded), job("quiet", jobmodel.Running), job("gone", jobmodel.Failed),
+		job("stuck", jobmodel.Pending), job("fresh", jobmodel.Pending)}
 	got, err := c.PodReasons(ctx, "team-a", jobs, nil)
-	want := []string{"worker-1: CrashLoopBackOff (+1 more)", "worker-0: FailedMount", "worker-0: Unschedulable", "", "", ""}
+	want := []string{"worker-1: CrashLoopBackOff (+1 more)", "worker-0: FailedMount", "worker-0: Unschedulable", "", "", "",
+		"worker-0: Unschedulable", ""}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, %v\nwant %q", got, err, want)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -92,8 +94,54 @@ func (c *Client) PodReasons(ctx context.Context, namespace string, jobs []Listed
 	// Pods that wait say why only in events: read them once for all jobs,
 	// and only when a job has such a pod.
 	c.reasonsFromEvents(ctx, namespace, jobs, out, unscheduled, "FailedScheduling", "Unschedulable", func(string) bool { return true })
+	c.reasonsFromConditions(ctx, jobs, out, unscheduled)
 	c.reasonsFromEvents(ctx, namespace, jobs, out, making, "FailedMount", "FailedMount", kube.MissingObject)
 	return out, nil
+}
+
+// maxConditionReads bounds the pods reasonsFromConditions reads, one GET
+// each, 4 at a time.
+const maxConditionReads = 10
+
+// reasonsFromConditions fills out, for up to maxConditionReads waiting jobs
+// that events gave no reason, with the reason of the PodScheduled condition
+// of their first waiting pod ("Unschedulable"). A scheduler records that
+// condition and its event together, but writes its events behind: a busy
+// Volcano was seen writing them half a minute late, while the condition
+// (what get shows) was there. Pods the user may not read leave out as it is.
+func (c *Client) reasonsFromConditions(ctx context.Context, jobs []Listed, out []string, waiting []waitingPods) {
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, 4)
+		read int
+	)
+	for _, wj := range waiting {
+		if out[wj.job] != "" || len(wj.pods) == 0 {
+			continue
+		}
+		if read++; read > maxConditionReads {
+			break
+		}
+		wg.Add(1)
+		go func(wj waitingPods) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			row := wj.pods[0]
+			pod, err := c.Kube.CoreV1().Pods(row.Namespace).Get(ctx, row.Name, metav1.GetOptions{})
+			if err != nil {
+				return
+			}
+			for _, cond := range pod.Status.Conditions {
+				if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason != "" {
+					// (Each goroutine writes its own job's cell; the
+					// other pods were not read, so no "+N more".)
+					out[wj.job] = cell(jobs[wj.job].Summary.Name, row.Name, cond.Reason, 0)
+				}
+			}
+		}(wj)
+	}
+	wg.Wait()
 }
 
 // waitingPods are the pods of jobs[job] that wait and do not say why.
