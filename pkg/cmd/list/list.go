@@ -67,7 +67,8 @@ job objects alone: list makes one request per kind and none per job.
 else the operator's reason for the job's state. For it, -o wide reads the
 namespace's pods once, as the API server's table of their statuses, and the
 FailedScheduling or FailedMount events only when a pod waits without saying
-why.
+why (and, for up to 10 jobs whose waiting pod no event explains, that pod's
+scheduling condition).
 
 A kind you may not list (RBAC) is skipped with a warning on stderr, and the
 jobs of the others are listed; list fails only when you may list no kind
