@@ -165,8 +165,8 @@ has_kueue() { [[ ",$1," == *",kueue,"* ]] && echo 1 || echo 0; }
 # unit tests and fuzzing run (make test on a machine that has not built them yet: minutes
 # of builds, overlapping tests that wait on timers and files); the e2e part
 # waits for that build, whose output is shown then. KServe and Kueue, which
-# only the last phase (e2e-components) needs, build after the others, at a
-# lower priority, during the e2e phase; that phase waits for them.
+# only e2e-components needs, build after the others, during the e2e phase;
+# e2e-components waits for them before its cluster that runs them.
 prebuild_pid=
 prebuild_log=$EASYAI_CACHE_DIR/cluster-build.log
 prebuild_later_log=$EASYAI_CACHE_DIR/cluster-build-later.log
@@ -178,16 +178,16 @@ prebuild() {
   stop_demo_build
   echo "=== building the cluster's components in the background (output: ${prebuild_log#"$REPO_ROOT"/}), then KServe and Kueue (${prebuild_later_log#"$REPO_ROOT"/})" >&2
   rm -f "$prebuild_done" "$prebuild_later_done"
-  # (A session of its own, so that stopping it stops its go builds too. The
-  # first build at the same priority as the tests, its session one group
-  # beside theirs (lib.sh's background_session); the second lower.)
+  # (A session of its own, so that stopping it stops its go builds too, at
+  # the same priority as the tests: lib.sh's background_session. The second
+  # build runs during the e2e phase; at a lower priority it came too late
+  # for e2e-components: KServe took 21 min at nice 10.)
   background_session 0 bash -c '
     "$1/build.sh" >"$2" 2>&1
     status=$?
     echo $status >"$4"
     [ $status = 0 ] || exit $status
-    echo 10 >/proc/self/autogroup 2>/dev/null || true
-    EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue nice -n 10 "$1/build.sh" >"$3" 2>&1
+    EASYAI_CLUSTER_COMPONENTS=$5,kserve,kueue "$1/build.sh" >"$3" 2>&1
     status=$?
     echo $status >"$6"
     exit $status

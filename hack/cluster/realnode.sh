@@ -15,6 +15,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CONTAINERD_SOCK=$REAL_NODE_DIR/containerd/containerd.sock
+IMPORT_STATUS=$REAL_NODE_DIR/images-import.status
 CGROUP_ROOT=easyai$REAL_NODE_SLOT
 # What the kubelet sets on the host when it starts, restored by down.
 SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
@@ -194,15 +195,16 @@ up() {
   log "real node: starting containerd"
   start containerd containerd --config "$REAL_NODE_DIR/containerd.toml"
   wait_for containerd 30 ctr version
-  local start=$SECONDS
+  # The images' import (about a minute) runs in the background while the
+  # rest of the cluster starts; wait_ready waits for it.
   touch "$(images_archive)" # in use: images.sh keeps it
-  ctr images import "$(images_archive)" >"$LOG_DIR/images-import.log" 2>&1 || { cat "$LOG_DIR/images-import.log" >&2; die "importing the real node's images failed"; }
-  local image images
-  images=$(ctr images ls -q)
-  for image in "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$IMAGE_PAUSE" "$IMAGE_KUBECTL_DELIVERY"; do
-    grep -qx "$image" <<<"$images" || die "image $image missing after the import"
-  done
-  log "real node: images imported in $((SECONDS - start))s"
+  rm -f "$IMPORT_STATUS"
+  log "real node: importing the images in the background"
+  (
+    start=$SECONDS status=0
+    ctr images import "$(images_archive)" >"$LOG_DIR/images-import.log" 2>&1 || status=$?
+    echo "$status $((SECONDS - start))" >"$IMPORT_STATUS"
+  ) </dev/null >/dev/null 2>&1 &
 
   log "real node: starting CoreDNS on $REAL_NODE_HOST_IP"
   start coredns "$(coredns_bin_dir)/coredns" -conf "$REAL_NODE_DIR/Corefile"
@@ -217,6 +219,20 @@ up() {
 
 # wait_ready: after the control plane is up (the node's status needs it).
 wait_ready() {
+  local waited=0
+  until [ -s "$IMPORT_STATUS" ]; do
+    [ $waited -lt 1200 ] || die "the real node's images were not imported in 10 min; see $LOG_DIR/images-import.log"
+    sleep 0.5
+    waited=$((waited + 1))
+  done
+  local status seconds image images
+  read -r status seconds <"$IMPORT_STATUS"
+  [ "$status" = 0 ] || { cat "$LOG_DIR/images-import.log" >&2; die "importing the real node's images failed"; }
+  images=$(ctr images ls -q)
+  for image in "$IMAGE_DEBIAN" "$IMAGE_PYTORCH_INIT" "$IMAGE_BUSYBOX" "$IMAGE_GIT" "$IMAGE_PAUSE" "$IMAGE_KUBECTL_DELIVERY"; do
+    grep -qx "$image" <<<"$images" || die "image $image missing after the import"
+  done
+  log "real node: images imported in ${seconds}s"
   wait_for coredns 60 curl -fsS --max-time 2 "http://$HOST:$COREDNS_READY_PORT/ready"
   wait_for kubelet 90 kubectl get node "$REAL_NODE_NAME"
   kubectl wait --for condition=Ready --timeout 90s node "$REAL_NODE_NAME" >/dev/null ||
