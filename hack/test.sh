@@ -25,8 +25,7 @@ phase() {
 report() {
   local status=$?
   # (A run that ends early does not leave its background phases running.)
-  ! declare -F stop_fuzz >/dev/null || stop_fuzz
-  ! declare -F stop_components >/dev/null || stop_components
+  ! declare -F stop_beside >/dev/null || { stop_beside fuzz; stop_beside e2e-components; }
   ! declare -F stop_prebuild >/dev/null || stop_prebuild
   if [ ${#timings[@]} -gt 0 ]; then
     echo "=== timings" >&2
@@ -231,68 +230,49 @@ stop_demo_build() {
   rm -f "$pid_file"
 }
 
-# Within make test, the fuzz phase runs beside the e2e part, from the end
-# of the unit phase, in a session of its own whose CPU share is that of
-# nice 19 (lib.sh's background_session): the e2e part mostly waits on the
-# cluster's build, then on the cluster (part of the 2 cores idle), and
-# fuzzing, 5 s of wall time a target, fills what they leave. Its output goes
-# to a file, shown when it ends; the run waits for it before it reports.
-fuzz_pid=
-fuzz_log=$EASYAI_CACHE_DIR/fuzz.log
-fuzz_started=
-start_fuzz_beside() {
-  echo "=== phase: fuzz, in the background at the lowest priority beside the e2e part (output: ${fuzz_log#"$REPO_ROOT"/}, shown when it ends)" >&2
-  fuzz_started=$SECONDS
-  background_session 19 "$REPO_ROOT/hack/test.sh" fuzz >"$fuzz_log" 2>&1
-  fuzz_pid=$!
+# Phases that run in the background, beside the others, each in a session
+# of its own (lib.sh's background_session; stopping it stops every process
+# it started), its output in a file shown when it ends. The run waits for
+# each before it reports.
+declare -A beside_pid=() beside_started=() beside_log=()
+# start_beside NAME NICE WHERE LOG COMMAND...: starts phase NAME.
+start_beside() {
+  local name=$1 nice=$2 where=$3 log=$4; shift 4
+  echo "=== phase: $name, in the background $where (output: ${log#"$REPO_ROOT"/}, shown when it ends)" >&2
+  beside_started[$name]=$SECONDS beside_log[$name]=$log
+  background_session "$nice" "$@" >"$log" 2>&1
+  beside_pid[$name]=$!
 }
-# wait_fuzz: waits for the background fuzz phase, shows its output and records
-# how long it took from its start and how long the run waited for it.
-wait_fuzz() {
-  [ -n "$fuzz_pid" ] || return 0
-  local waited=$SECONDS status=0
-  echo "=== waiting for the fuzz phase" >&2
-  wait "$fuzz_pid" || status=$?
-  fuzz_pid=
-  cat "$fuzz_log" >&2
-  timings+=("fuzz (beside the e2e part): $((SECONDS - fuzz_started))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
+# wait_beside NAME: waits for phase NAME, shows its output and records how
+# long it took from its start and how much of that the run waited for.
+wait_beside() {
+  local name=$1 waited=$SECONDS status=0
+  [ -n "${beside_pid[$name]:-}" ] || return 0
+  echo "=== waiting for the $name phase" >&2
+  wait "${beside_pid[$name]}" || status=$?
+  beside_pid[$name]=
+  cat "${beside_log[$name]}" >&2
+  timings+=("$name (in the background): $((SECONDS - beside_started[$name]))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
   return $status
 }
-stop_fuzz() {
-  [ -z "$fuzz_pid" ] || stop_session "$fuzz_pid"
-  fuzz_pid=
+# stop_beside NAME: stops phase NAME if it still runs.
+stop_beside() {
+  [ -z "${beside_pid[$1]:-}" ] || stop_session "${beside_pid[$1]}"
+  beside_pid[$1]=
 }
 
-# The e2e-components phase runs beside the e2e phase, on clusters of its
-# own (the directory .cache/cluster-components, every port shifted by 600),
-# in a session of its own: the e2e phase leaves part of the 2 cores idle,
-# and those clusters need no more than that. Its output goes to a file,
-# shown when it ends; the run waits for it after the e2e phase.
-components_pid=
-components_log=$EASYAI_CACHE_DIR/e2e-components.log
-components_started=
+# Within make test, the fuzz phase runs beside the e2e part, from the end
+# of the unit phase, as a group at nice 19: the e2e part waits on the
+# cluster's build, then on the cluster, and fuzzing, 5 s of wall time a
+# target, takes what CPU they leave. The e2e-components phase runs beside
+# the e2e phase, on clusters of its own (the directory
+# .cache/cluster-components, every port shifted by 600).
+start_fuzz_beside() {
+  start_beside fuzz 19 "at the lowest priority beside the e2e part" "$EASYAI_CACHE_DIR/fuzz.log" "$REPO_ROOT/hack/test.sh" fuzz
+}
 start_components_beside() {
-  echo "=== phase: e2e-components, beside the e2e phase on clusters of its own (output: ${components_log#"$REPO_ROOT"/}, shown when it ends)" >&2
-  components_started=$SECONDS
   EASYAI_CLUSTER_DIR=$EASYAI_CACHE_DIR/cluster-components EASYAI_CLUSTER_PORT_OFFSET=600 EASYAI_E2E_LATER_BUILD_PID=$prebuild_pid \
-    background_session 0 "$REPO_ROOT/hack/test.sh" _components >"$components_log" 2>&1
-  components_pid=$!
-}
-# wait_components: waits for the e2e-components phase, shows its output and
-# records how long it took from its start and how long the run waited for it.
-wait_components() {
-  [ -n "$components_pid" ] || return 0
-  local waited=$SECONDS status=0
-  echo "=== waiting for the e2e-components phase" >&2
-  wait "$components_pid" || status=$?
-  components_pid=
-  cat "$components_log" >&2
-  timings+=("e2e-components (beside the e2e phase): $((SECONDS - components_started))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
-  return $status
-}
-stop_components() {
-  [ -z "$components_pid" ] || stop_session "$components_pid"
-  components_pid=
+    start_beside e2e-components 0 "beside the e2e phase on clusters of its own" "$EASYAI_CACHE_DIR/e2e-components.log" "$REPO_ROOT/hack/test.sh" _components
 }
 
 run_e2e() {
@@ -317,8 +297,8 @@ run_e2e() {
   phase e2e e2e || status=$?
   if [ $status != 0 ] && [ $started = 1 ]; then dump_cluster_logs; fi
   if [ $started = 1 ]; then phase cluster-down "$CLUSTER_HACK_DIR/down.sh"; fi
-  if [ $status = 0 ]; then wait_components || status=$?; fi
-  stop_components
+  if [ $status = 0 ]; then wait_beside e2e-components || status=$?; fi
+  stop_beside e2e-components
   stop_prebuild
   return $status
 }
@@ -351,7 +331,7 @@ case "$mode" in
     start_fuzz_beside
     status=0
     run_e2e || status=$?
-    wait_fuzz || { [ $status != 0 ] || status=$?; }
+    wait_beside fuzz || { [ $status != 0 ] || status=$?; }
     exit $status
     ;;
   *) echo "usage: $0 [all|unit|fuzz|e2e]" >&2; exit 2 ;;
