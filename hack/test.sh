@@ -310,8 +310,11 @@ case "$mode" in
     # (Stopped midway, it stops its cluster, whose processes run in
     # sessions of their own.)
     trap '[ ! -d "$PID_DIR" ] || "$CLUSTER_HACK_DIR/down.sh"' EXIT
-    components_e2e
-    exit $?
+    # (Called in a list, so that a failing test does not end it before it
+    # shows the cluster's logs: set -e is off in there.)
+    status=0
+    components_e2e || status=$?
+    exit $status
     ;;
 esac
 
