@@ -16,34 +16,39 @@ from xgboost.tracker import RabitTracker
 rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 addr, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
 print(f"rank {rank} of {world}, tracker at {addr}:{port}", flush=True)
+# The worker may join only once the tracker listens: rabit tries to reach it
+# a few times (about 20 s) and then fails, and a process whose join failed
+# cannot join again (its engine stays, with no rank). The master imports
+# xgboost first, which takes long on a busy node, so it says when the tracker
+# listens on a port of its own, the next one, and the worker waits for that.
 if rank == 0:
     tracker = RabitTracker(host_ip="0.0.0.0", n_workers=world, port=port)
     tracker.start(world)
     threading.Thread(target=tracker.join, daemon=True).start()
+    ready = socket.create_server(("0.0.0.0", port + 1))
+
+    def answer():
+        while True:
+            ready.accept()[0].close()
+
+    threading.Thread(target=answer, daemon=True).start()
 else:
-    # The operator starts no init container for XGBoost (it does for
-    # PyTorch): wait, as that one does, until the master's name resolves.
-    # Its tracker may listen only later (the master imports xgboost first,
-    # which takes long on a busy node): joining is tried again below.
-    for _ in range(120):
+    waited = 0
+    while True:
         try:
-            socket.getaddrinfo(addr, port)
+            socket.create_connection((addr, port + 1), timeout=5).close()
             break
-        except OSError:
-            time.sleep(1)
-    time.sleep(5)
+        except OSError as err:
+            if waited >= 600:
+                raise SystemExit(f"the tracker at {addr}:{port} did not listen within {waited} s: {err}")
+            if waited % 30 == 0:
+                print(f"the tracker does not listen yet ({err}): waiting", flush=True)
+            time.sleep(2)
+            waited += 2
 
 env = {"DMLC_TRACKER_URI": addr, "DMLC_TRACKER_PORT": port, "DMLC_TASK_ID": str(rank), "DMLC_NUM_WORKER": world}
 ok = True
-for attempt in range(24):
-    try:
-        collective.init(**env)
-        break
-    except xgb.core.XGBoostError:
-        if attempt == 23:
-            raise
-        print("the tracker does not answer yet: joining again in 5 s", flush=True)
-        time.sleep(5)
+collective.init(**env)
 try:
     print(f"joined as {collective.get_rank()} of {collective.get_world_size()}", flush=True)
     rng = np.random.default_rng(rank)
