@@ -57,18 +57,55 @@ unit() {
 # which keeps to its time budget; make test-fuzz searches longer). The unit phase already ran each seed
 # corpus; this phase looks for new inputs. A crash fails the run and go writes
 # the input under the package's testdata/fuzz/, to be committed with the fix.
+# Each package's test binary is built once, instrumented as go test -fuzz
+# builds it, and run for each of its targets (a go test -fuzz per target
+# would load, check and link the package again each time: as long as the
+# fuzzing itself). The binaries are built one after the other in the
+# background while those built already fuzz: fuzzing runs for a fixed wall
+# time, so a link beside it costs the run no time.
 fuzz() {
-  local file dir target status=0
-  while IFS= read -r file; do
-    dir=./$(dirname "$file")
-    for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
-      fuzz_target "$dir" "$target" || status=1
+  local dir target status=0 gocache bindir builder i
+  local -a dirs targets
+  gocache=$(go env GOCACHE)
+  bindir=$(mktemp -d)
+  mapfile -t dirs < <(grep -rl --include='*_test.go' '^func Fuzz' cmd pkg | xargs -n1 dirname | sort -u | sed 's|^|./|')
+  fuzz_targets() { sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$1"/*_test.go; }
+  (
+    for i in "${!dirs[@]}"; do
+      # (At most two binaries ahead of the fuzzing: each is some 80 MB.)
+      until [ "$i" -lt 2 ] || [ -e "$bindir/$((i - 2)).done" ]; do sleep 0.2; done
+      mapfile -t targets < <(fuzz_targets "${dirs[$i]}")
+      if go test -c -fuzz "^($(IFS='|'; echo "${targets[*]}"))\$" -o "$bindir/$i.test.tmp" "${dirs[$i]}" >"$bindir/$i.log" 2>&1; then
+        mv "$bindir/$i.test.tmp" "$bindir/$i.test"
+      else
+        touch "$bindir/$i.failed"
+      fi
     done
-  done < <(grep -rl --include='*_test.go' '^func Fuzz' cmd pkg | sort)
+  ) &
+  builder=$!
+  for i in "${!dirs[@]}"; do
+    dir=${dirs[$i]}
+    until [ -e "$bindir/$i.test" ] || [ -e "$bindir/$i.failed" ] || ! kill -0 "$builder" 2>/dev/null; do sleep 0.2; done
+    if [ ! -e "$bindir/$i.test" ]; then
+      echo "--- fuzz $dir: its test binary did not build" >&2
+      cat "$bindir/$i.log" >&2 2>/dev/null || true
+      status=1; touch "$bindir/$i.done"; continue
+    fi
+    mapfile -t targets < <(fuzz_targets "$dir")
+    for target in "${targets[@]}"; do
+      fuzz_target "$dir" "$target" "$bindir/$i.test" "$gocache/fuzz/$(go list "$dir")" || status=1
+    done
+    rm -f "$bindir/$i.test"; touch "$bindir/$i.done"
+  done
+  wait "$builder" || true
+  rm -rf "$bindir"
   return $status
 }
 
-# fuzz_target DIR TARGET: fuzzes one target. Go 1.26's fuzz coordinator can
+# fuzz_target DIR TARGET BINARY CACHEDIR: fuzzes one target with the
+# package's test binary, run in the package's directory as go test runs it
+# (its seed corpus and any failing input are under testdata/fuzz/ there; the
+# inputs found so far in go's own cache, CACHEDIR). Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" when -fuzztime ends
 # while a worker is busy (go.dev/issue/75804, fixed in Go 1.27), having found
 # nothing: such a run, with no failing input written, is run once more, and a
@@ -76,11 +113,12 @@ fuzz() {
 # a run's output is not shown, only the line that says why it does not
 # count: its "--- FAIL" would read as a failure in a CI summary.)
 fuzz_target() {
-  local dir=$1 target=$2 attempt out
+  local dir=$1 target=$2 bin=$3 cachedir=$4 attempt out
   out=$(mktemp)
   for attempt in 1 2; do
     echo "--- fuzz $dir $target" >&2
-    if go test -run '^$' -fuzz "^${target}\$" -fuzztime "${EASYAI_FUZZTIME:-15s}" "$dir" >"$out" 2>&1; then
+    if (cd "$dir" && "$bin" -test.run='^$' -test.fuzz="^${target}\$" -test.fuzztime="${EASYAI_FUZZTIME:-15s}" \
+      -test.fuzzcachedir="$cachedir" -test.paniconexit0 -test.timeout=10m) >"$out" 2>&1; then
       cat "$out"; rm -f "$out"; return 0
     fi
     if ! grep -q 'context deadline exceeded' "$out" || grep -q 'Failing input written to' "$out"; then
