@@ -57,16 +57,22 @@ unit() {
 # which keeps to its time budget; make test-fuzz searches longer). The unit phase already ran each seed
 # corpus; this phase looks for new inputs. A crash fails the run and go writes
 # the input under the package's testdata/fuzz/, to be committed with the fix.
-# Each package's test binary is built once, instrumented as go test -fuzz
-# builds it, and run for each of its targets (a go test -fuzz per target
-# would load, check and link the package again each time: as long as the
-# fuzzing itself). The binaries are built one after the other in the
-# background while those built already fuzz: fuzzing runs for a fixed wall
-# time, so a link beside it costs the run no time.
+# Each package's test binary is built once and run for each of its targets
+# (a go test -fuzz per target would load, check and link the package again
+# each time: as long as the fuzzing itself). The binaries are built one after
+# the other in the background while those built already fuzz: fuzzing runs
+# for a fixed wall time, so a link beside it costs the run no time.
+# Only the project's own packages are instrumented for coverage (the
+# compiler's -d=libfuzzer, which go test -fuzz gives every package): the
+# parsers fuzzed are the project's, the dependencies come compiled from the
+# cache that go vet and the e2e builds fill, where go test -fuzz would
+# compile all of them (client-go, Helm...) once more, instrumented; and a
+# target runs some ten times as many inputs a second (FuzzOf: 32,000 a
+# second against 3,800).
 fuzz() {
-  local dir target status=0 gocache bindir builder i
+  local dir target status=0 gocache bindir builder i module
   local -a dirs targets
-  gocache=$(go env GOCACHE)
+  gocache=$(go env GOCACHE) module=$(go list -m)
   bindir=$(mktemp -d)
   mapfile -t dirs < <(grep -rl --include='*_test.go' '^func Fuzz' cmd pkg | xargs -n1 dirname | sort -u | sed 's|^|./|')
   fuzz_targets() { sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$1"/*_test.go; }
@@ -74,8 +80,7 @@ fuzz() {
     for i in "${!dirs[@]}"; do
       # (At most two binaries ahead of the fuzzing: each is some 80 MB.)
       until [ "$i" -lt 2 ] || [ -e "$bindir/$((i - 2)).done" ]; do sleep 0.2; done
-      mapfile -t targets < <(fuzz_targets "${dirs[$i]}")
-      if go test -c -fuzz "^($(IFS='|'; echo "${targets[*]}"))\$" -o "$bindir/$i.test.tmp" "${dirs[$i]}" >"$bindir/$i.log" 2>&1; then
+      if go test -c -gcflags="$module/...=-d=libfuzzer" -o "$bindir/$i.test.tmp" "${dirs[$i]}" >"$bindir/$i.log" 2>&1; then
         mv "$bindir/$i.test.tmp" "$bindir/$i.test"
       else
         touch "$bindir/$i.failed"
