@@ -38,7 +38,7 @@ goreleaser-check: ## Validate .goreleaser.yaml with GoReleaser's full check (com
 	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
 
 .PHONY: test
-test: ## The checks and unit tests, then the end-to-end suites on the local cluster (built, started and stopped if none runs) with bounded fuzzing (5s a target) beside them.
+test: ## The checks and unit tests, then the end-to-end suites on the local cluster (built, started and stopped if none runs) with bounded fuzzing (5s a target) beside the unit tests.
 	hack/test.sh
 
 .PHONY: test-unit

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (make test, and so CI): the checks and unit
 # tests, then the end-to-end suites against the local cluster (which it
-# builds and starts when none runs, and stops again afterwards) with
-# fuzzing beside them. Prints how long each phase took.
+# builds and starts when none runs, and stops again afterwards), with
+# fuzzing beside the unit tests. Prints how long each phase took.
 #   hack/test.sh [all|unit|fuzz|e2e]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/lib.sh"
@@ -48,9 +48,10 @@ checks() {
 }
 
 unit() {
-  go vet ./... &&
-    go test -race -shuffle=on -count=1 ./...
+  vet && unit_tests
 }
+vet() { go vet ./...; }
+unit_tests() { go test -race -shuffle=on -count=1 ./...; }
 
 # Every fuzz target (func FuzzX in a _test.go file) for a bounded time each
 # ($EASYAI_FUZZTIME: 15s by default, 5s within make test, which CI runs and
@@ -300,20 +301,32 @@ wait_beside() {
   timings+=("$name (in the background): $((SECONDS - beside_started[$name]))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
   return $status
 }
+# lower_beside NAME NICE: phase NAME goes on at priority NICE (its group's
+# and each of its processes', those it starts later included).
+lower_beside() {
+  local pid=${beside_pid[$1]:-}
+  [ -n "$pid" ] || return 0
+  echo "$2" >"/proc/$pid/autogroup" 2>/dev/null || true
+  # (The session's processes: its id is the PID of its first.)
+  ps -o pid= -s "$pid" 2>/dev/null | xargs -r renice -n "$2" -p >/dev/null 2>&1 || true
+}
 # stop_beside NAME: stops phase NAME if it still runs.
 stop_beside() {
   [ -z "${beside_pid[$1]:-}" ] || stop_session "${beside_pid[$1]}"
   beside_pid[$1]=
 }
 
-# Within make test, the fuzz phase runs beside the e2e part, from the end
-# of the unit phase, as a group at nice 19: the e2e part waits on the
-# cluster's build, then on the cluster, and fuzzing, 5 s of wall time a
-# target, takes what CPU they leave. The e2e-components phase runs beside
-# the e2e phase, on clusters of its own (the directory
-# .cache/cluster-components, every port shifted by 600).
+# Within make test, the fuzz phase runs beside the unit tests, from the end
+# of go vet (which leaves the dependencies compiled for its binaries), at
+# their priority: fuzzing takes a fixed wall time a target, so beside them
+# it costs them about half of the CPU for that time, where after the e2e part
+# (which leaves no core idle) it would add all of its time to the run. What
+# is left of it when the unit tests end goes on at the lowest priority, so as
+# not to slow the e2e tests, and the run waits for it at the end. The
+# e2e-components phase runs beside the e2e phase, on clusters of its own
+# (the directory .cache/cluster-components, every port shifted by 600).
 start_fuzz_beside() {
-  start_beside fuzz 19 "at the lowest priority beside the e2e part" "$EASYAI_CACHE_DIR/fuzz.log" "$REPO_ROOT/hack/test.sh" fuzz
+  start_beside fuzz 0 "beside the unit tests" "$EASYAI_CACHE_DIR/fuzz.log" "$REPO_ROOT/hack/test.sh" fuzz
 }
 start_components_beside() {
   EASYAI_CLUSTER_DIR=$EASYAI_CACHE_DIR/cluster-components EASYAI_CLUSTER_PORT_OFFSET=600 EASYAI_E2E_LATER_BUILD_PID=$prebuild_pid \
@@ -375,8 +388,10 @@ case "$mode" in
   all)
     export EASYAI_FUZZTIME=${EASYAI_FUZZTIME:-5s}
     prebuild
-    phase checks checks && phase unit unit || { status=$?; stop_prebuild; exit $status; }
+    phase checks checks && phase vet vet || { status=$?; stop_prebuild; exit $status; }
     start_fuzz_beside
+    phase unit unit_tests || { status=$?; stop_beside fuzz; stop_prebuild; exit $status; }
+    lower_beside fuzz 19
     status=0
     run_e2e || status=$?
     wait_beside fuzz || { [ $status != 0 ] || status=$?; }
