@@ -2,7 +2,8 @@
 # Fails when a generated or formatted file is stale: docs/cli, docs/man and
 # completions/ (regenerated from the command tree), the man pages the Homebrew
 # cask installs (.goreleaser.yaml), gofmt, go.mod/go.sum (go mod tidy); or
-# when LICENSE is not the Apache License 2.0 text.
+# when LICENSE is not the Apache License 2.0 text, or pairs of the local
+# cluster's tool modules that share a build cache require different versions.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -37,6 +38,21 @@ grep -q "^require github.com/goreleaser/goreleaser/v2 $pinned\$" hack/tools/rele
 apache2=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
 [ "$(sha256sum <LICENSE 2>/dev/null | cut -d' ' -f1)" = "$apache2" ] ||
   { echo "LICENSE is missing or not the Apache License 2.0 text" >&2; status=1; }
+
+# The local cluster's tool modules that build many of the same packages
+# (kwok and Trainer: client-go, apiserver, grpc... at k8s 0.36; CoreDNS and
+# Kueue at k8s 0.35) require the same version of every module both name: the
+# build cache then compiles those packages once for both (hack/cluster/build.sh).
+requires() { awk '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 } r { print $1, $2 } /^require [^(]/ { print $2, $3 }' "hack/cluster/tools/$1/go.mod" | sort; }
+for pair in kwok:trainer coredns:kueue; do
+  a=${pair%:*} b=${pair#*:}
+  differ=$(join <(requires "$a") <(requires "$b") | awk '$2 != $3 { print "  " $1 ": " $2 " in " a ", " $3 " in " b }' a="$a" b="$b")
+  [ -z "$differ" ] || {
+    echo "hack/cluster/tools/$a and $b must require the same versions (the build cache shares their packages then); they differ in:" >&2
+    echo "$differ" >&2
+    status=1
+  }
+done
 
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 [ -z "$unformatted" ] || { echo "gofmt would change: $unformatted" >&2; status=1; }

@@ -1,4 +1,7 @@
 // Builds kwok, the kubelet of the local cluster's fake nodes.
+// Every module it shares with tools/trainer is required at the same version
+// there (hack/check-generated.sh checks): the build cache compiles their
+// packages (client-go, apiserver, grpc...) once for both.
 module github.com/easyai-dev/easyai/hack/cluster/tools/kwok
 
 go 1.26.0

@@ -1,6 +1,9 @@
 // Builds the Kubeflow Trainer v2 controller manager and the JobSet
 // controller for the local development cluster, at pinned versions (the
-// module proxy does not list jobset's versions: name them here).
+// module proxy does not list jobset's versions: name them here). Every
+// module it shares with tools/kwok is required at the same version there
+// (hack/check-generated.sh checks): the build cache compiles their packages
+// once for both.
 module github.com/easyai-dev/easyai/hack/cluster/tools/trainer
 
 go 1.26.0
