@@ -285,7 +285,7 @@ declare -A beside_pid=() beside_started=() beside_log=()
 start_beside() {
   local name=$1 nice=$2 where=$3 log=$4; shift 4
   echo "=== phase: $name, in the background $where (output: ${log#"$REPO_ROOT"/}, shown when it ends)" >&2
-  beside_started[$name]=$SECONDS beside_log[$name]=$log
+  beside_started[$name]=$(date +%s) beside_log[$name]=$log
   background_session "$nice" "$@" >"$log" 2>&1
   beside_pid[$name]=$!
 }
@@ -298,7 +298,9 @@ wait_beside() {
   wait "${beside_pid[$name]}" || status=$?
   beside_pid[$name]=
   cat "${beside_log[$name]}" >&2
-  timings+=("$name (in the background): $((SECONDS - beside_started[$name]))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
+  # (It ended when it last wrote its output.)
+  local ended; ended=$(stat -c %Y "${beside_log[$name]}" 2>/dev/null || date +%s)
+  timings+=("$name (in the background): $((ended - beside_started[$name]))s, $((SECONDS - waited))s of it waited for at the end$([ $status = 0 ] || echo " (failed: $status)")")
   return $status
 }
 # lower_beside NAME NICE: phase NAME goes on at priority NICE (its group's
