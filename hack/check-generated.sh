@@ -40,11 +40,12 @@ apache2=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
   { echo "LICENSE is missing or not the Apache License 2.0 text" >&2; status=1; }
 
 # The local cluster's tool modules that build many of the same packages
-# (kwok and Trainer: client-go, apiserver, grpc... at k8s 0.36; CoreDNS and
-# Kueue at k8s 0.35) require the same version of every module both name: the
-# build cache then compiles those packages once for both (hack/cluster/build.sh).
+# (etcd and kube: grpc, otel, etcd's client; kwok and Trainer: client-go,
+# apiserver, grpc... at k8s 0.36; CoreDNS and Kueue at k8s 0.35) require the
+# same version of every module both name: the build cache then compiles
+# those packages once for both (hack/cluster/build.sh).
 requires() { awk '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 } r { print $1, $2 } /^require [^(]/ { print $2, $3 }' "hack/cluster/tools/$1/go.mod" | sort; }
-for pair in kwok:trainer coredns:kueue; do
+for pair in etcd:kube kwok:trainer coredns:kueue; do
   a=${pair%:*} b=${pair#*:}
   differ=$(join <(requires "$a") <(requires "$b") | awk '$2 != $3 { print "  " $1 ": " $2 " in " a ", " $3 " in " b }' a="$a" b="$b")
   [ -z "$differ" ] || {
