@@ -127,7 +127,7 @@ func serveLifecycle(t *testing.T, c *cluster.Cluster, ns string, env []string, k
 	}
 
 	// The pod as the API server stored it: the job's model_dir, read-only, at vLLM's --model.
-	ctx := cluster.Context(t, 30*time.Second)
+	ctx := cluster.Context(t, 5*time.Minute) // (the whole test's API reads: it runs minutes on a loaded machine)
 	pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "easyai.io/serving=bert"})
 	if err != nil || len(pods.Items) != 1 {
 		t.Fatalf("the serving's pods: %v, %v", pods, err)
