@@ -99,7 +99,7 @@ fuzz() {
     fi
     mapfile -t targets < <(fuzz_targets "$dir")
     for target in "${targets[@]}"; do
-      fuzz_target "$dir" "$target" "$bindir/$i.test" "$gocache/fuzz/$(go list "$dir")" || status=1
+      fuzz_target "$dir" "$target" "$bindir/$i.test" "$gocache/fuzz/$module/${dir#./}" || status=1
     done
     rm -f "$bindir/$i.test"; touch "$bindir/$i.done"
   done
