@@ -17,6 +17,12 @@ mode=${1:-all}
 # a new machine would compile client-go and the rest twice.) Only the race
 # detector needs cgo: the unit tests turn it back on.
 export CGO_ENABLED=0
+# Every test binary (unit, fuzz, e2e) is linked without DWARF or the symbol
+# table: with a warm cache the links of the 88 race-built unit test binaries
+# are most of the unit phase, and those tables took a third of it (877
+# against 613 CPU seconds). Stack traces and race reports come from the pcln
+# table, which stays.
+TEST_LDFLAGS='-s -w'
 declare -a timings=()
 
 # phase NAME COMMAND...: runs COMMAND, records its duration, returns its status.
@@ -59,11 +65,6 @@ unit() {
   vet && unit_tests
 }
 vet() { go vet ./...; }
-# Test binaries are linked without DWARF or the symbol table (-s -w): the
-# links of the 88 race-built test binaries are most of this phase on a warm
-# cache, and those tables take a third of that (877 against 613 CPU seconds
-# here). Stack traces and race reports come from the pcln table, which stays.
-TEST_LDFLAGS='-s -w'
 unit_tests() { CGO_ENABLED=1 go test -race -shuffle=on -count=1 -ldflags "$TEST_LDFLAGS" ./...; }
 
 # Every fuzz target (func FuzzX in a _test.go file) for a bounded time each
