@@ -63,7 +63,9 @@ report() {
   if [ ${#timings[@]} -gt 0 ]; then
     echo "=== timings" >&2
     printf '  %s\n' "${timings[@]}" >&2
-    local busy now; busy=$(busy_share "$run_ticks" $((SECONDS - run_start))) now=$(busy_ticks)
+    # (Only for a whole run: the fuzz phase beside it is a run of this
+    # script too, whose report is shown within the whole run's.)
+    local busy= now; [ "$mode" != all ] || busy=$(busy_share "$run_ticks" $((SECONDS - run_start))) now=$(busy_ticks)
     [ -z "$busy" ] || echo "  the whole run: $((SECONDS - run_start))s, in which the machine's $NCPU CPUs were $busy busy ($(((now - run_ticks) / CLK_TCK)) CPU-seconds, whatever else ran on it included)" >&2
   fi
   return $status
