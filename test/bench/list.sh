@@ -6,9 +6,10 @@
 # command: a prototype of a leaner list, test/bench/profile -lean-list;
 # with BENCH_ARENA, `arena list -A` too, once arena is seen to list every
 # job, timed after the others), with the API server's CPU time during each
-# run, times the phases of easyai's list apart, and writes the medians to docs/benchmarks.md, and a
-# row for the run (date, commit, ratios, load) to the history table under
-# them, so that separate runs can be set side by side. The cluster is stopped
+# run, times the phases of easyai's list apart, and writes the medians to
+# docs/benchmarks.md, and a row for the run (date, commit, ratios, load) to
+# the history table under them, so that separate runs can be set side by
+# side. The cluster is stopped
 # at the end, also on failure.
 #
 # Knobs (environment):

@@ -22,9 +22,9 @@ DOC=${BENCH_DOC-docs/benchmarks.md}
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-# Built as test/bench/lib.sh builds it (no cgo, no symbol tables, paths kept).
-export CGO_ENABLED=0
-go build -ldflags "-s -w" -o "$WORK/easyai" ./cmd/easyai
+# shellcheck source=lib.sh
+source "$ROOT/test/bench/lib.sh"
+bench_build_easyai "$WORK/easyai"
 export KUBECONFIG=$WORK/none XDG_CONFIG_HOME=$WORK/config
 
 submit=("$WORK/easyai" submit tf --name big --workers 1000 --gpus 8 --image example.com/train:1 --dry-run=client -o yaml -- python train.py)
